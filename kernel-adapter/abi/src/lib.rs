@@ -1,0 +1,37 @@
+//! Copier's shared ABI: the names and constants that the runtime (`libcopier`),
+//! the service hosts, the pass plugin (`libcopiergen.so`) and the sanitizer
+//! runtime must agree on.
+//!
+//! This crate defines no exported symbols and links nothing: the pass plugin
+//! depends on it without pulling the runtime into clang's address space.
+#![no_std]
+
+/// Default segment size in bytes (DESIGN.md "segment": a power of two,
+/// default 4 KiB). A task of `len` bytes has `len.div_ceil(SEGMENT_SIZE)`
+/// segments, each with one bit in its descriptor's completion bitmap.
+pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
+
+/// Default inline threshold in bytes: copies shorter than this run
+/// synchronously on the caller (after any conflicting pending copy), because
+/// submitting them costs more than copying. Measured by the `copier-bench
+/// threshold` command; tunable at run time with `COPIER_OPTIONS=threshold=N`.
+/// The pass plugin uses it as its default rewrite threshold for constant
+/// lengths.
+pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
+
+/// C entry points of libcopier, as the pass plugin calls them.
+pub mod symbols {
+    /// `void *amemcpy(void *dst, const void *src, size_t n)`.
+    pub const AMEMCPY: &str = "amemcpy";
+    /// `void *amemmove(void *dst, const void *src, size_t n)`.
+    pub const AMEMMOVE: &str = "amemmove";
+    /// `void csync(const void *addr, size_t n)`.
+    pub const CSYNC: &str = "csync";
+    /// `void csync_all(void)`.
+    pub const CSYNC_ALL: &str = "csync_all";
+    /// `const void *csync_ready_end(const void *addr, size_t n)`: waits like
+    /// `csync(addr, n)`, then returns `end >= addr + n` such that no pending
+    /// copy writes or reads `[addr, end)`. The pass caches `[addr, end)` in a
+    /// loop so later iterations that stay inside it skip the call.
+    pub const CSYNC_READY_END: &str = "csync_ready_end";
+}

@@ -1,0 +1,1 @@
+//! Copier's service side. PLACEHOLDER: filled by the runtime work (issue 2).

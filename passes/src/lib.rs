@@ -1,0 +1,1 @@
+//! CopierGen pass plugin. PLACEHOLDER: filled by the CopierGen work (issue 3).

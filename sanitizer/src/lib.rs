@@ -1,0 +1,1 @@
+//! CopierSanitizer runtime. PLACEHOLDER: filled by the sanitizer work (issue 4).

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install every system package Copier's build, tests and main job need.
+# Idempotent: does nothing (and needs no network) when all are installed.
+set -euo pipefail
+
+# One package per line; keep sorted within each group.
+PACKAGES=(
+  # LLVM 22 toolchain (../TOOLCHAIN facts: matches the LLVM inside rustc 1.95)
+  clang-22
+  libmlir-22-dev
+  libpolly-22-dev
+  libzstd-dev
+  lld-22
+  llvm-22-dev
+  mlir-22-tools
+  # build helpers
+  make
+  pkg-config
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null || { echo "deps.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
