@@ -253,13 +253,16 @@ impl<S: ShadowMem> Tracker<S> {
         self.max_len = 0;
     }
 
-    /// The newest copy that holds a byte of `[addr, addr + len)` pending in
-    /// `role`, with the first such byte.
-    pub fn culprit(&self, role: Role, addr: usize, len: usize) -> Option<(&PendingCopy, usize)> {
+    /// The newest copy accepted by `keep` that holds a byte of
+    /// `[addr, addr + len)` pending in `role`, with the first such byte.
+    pub fn culprit(&self, role: Role, addr: usize, len: usize, keep: impl Fn(&PendingCopy) -> bool) -> Option<(&PendingCopy, usize)> {
         let end = addr.saturating_add(len);
         let mut best: Option<(&PendingCopy, usize)> = None;
         for id in self.overlapping(role, addr, end) {
             let c = &self.copies[&id];
+            if !keep(c) {
+                continue;
+            }
             let (base, set) = match role {
                 Role::Destination => (c.dst, &c.pend_dst),
                 Role::Source => (c.src, &c.pend_src),
@@ -272,6 +275,44 @@ impl<S: ShadowMem> Tracker<S> {
             }
         }
         best
+    }
+
+    /// True if copying `n` bytes from `src` to `dst` is (part of) the
+    /// execution of a pending copy: `[dst, dst+n)` lies in the destination
+    /// of a pending copy `c` at offset `k`, and `src` is `c`'s source at the
+    /// same offset, or, through copy absorption, the source of an earlier
+    /// pending copy whose destination holds `c`'s source bytes (followed up
+    /// to 8 links). The runtime's engines execute copies with memcpy, so the
+    /// interceptors must not report these writes.
+    pub fn is_execution(&self, dst: usize, src: usize, n: usize) -> bool {
+        let Some(end) = dst.checked_add(n) else { return false };
+        for id in self.overlapping(Role::Destination, dst, end) {
+            let c = &self.copies[&id];
+            if dst < c.dst || end > c.dst + c.len {
+                continue;
+            }
+            let mut cur = c.src + (dst - c.dst);
+            let mut newer = c.id;
+            for _ in 0..8 {
+                if cur == src {
+                    return true;
+                }
+                let prev = self
+                    .overlapping(Role::Destination, cur, cur + n)
+                    .into_iter()
+                    .rev()
+                    .map(|i| &self.copies[&i])
+                    .find(|a| a.id < newer && cur >= a.dst && cur + n <= a.dst + a.len);
+                match prev {
+                    Some(a) => {
+                        cur = a.src + (cur - a.dst);
+                        newer = a.id;
+                    }
+                    None => break,
+                }
+            }
+        }
+        false
     }
 
     /// The newest pending copy with exactly these parameters (a completion
@@ -407,6 +448,19 @@ mod tests {
     }
 
     #[test]
+    fn execution_of_pending_copy() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        t.submit(BASE + 100, BASE, 50, 0, 0, Box::new([])).unwrap(); // A: [100,150) <- [0,50)
+        t.submit(BASE + 200, BASE + 110, 30, 0, 0, Box::new([])).unwrap(); // B: [200,230) <- [110,140)
+        assert!(t.is_execution(BASE + 100, BASE, 50));
+        assert!(t.is_execution(BASE + 120, BASE + 20, 10), "a segment of A");
+        assert!(t.is_execution(BASE + 205, BASE + 115, 8), "a segment of B");
+        assert!(t.is_execution(BASE + 205, BASE + 15, 8), "B absorbed from A's source");
+        assert!(!t.is_execution(BASE + 120, BASE + 21, 10), "offset mismatch");
+        assert!(!t.is_execution(BASE + 140, BASE + 40, 20), "runs past A's destination");
+    }
+
+    #[test]
     fn two_readers_keep_source_pending() {
         let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
         let (s, d1, d2) = (BASE, BASE + 64, BASE + 128);
@@ -426,7 +480,7 @@ mod tests {
         t.sync(BASE, 10);
         assert_eq!(state(&t.shadow, BASE), 0);
         assert_eq!(state(&t.shadow, BASE + 100), DST_BITS);
-        assert_eq!(t.culprit(Role::Destination, BASE + 105, 1).map(|(c, a)| (c.id, a)), Some((1, BASE + 105)));
+        assert_eq!(t.culprit(Role::Destination, BASE + 105, 1, |_| true).map(|(c, a)| (c.id, a)), Some((1, BASE + 105)));
     }
 
     #[test]
