@@ -14,6 +14,8 @@ PACKAGES=(
   llvm-22-dev
   mlir-22-tools
   # build helpers
+  binutils
+  cmake
   make
   pkg-config
 )
