@@ -39,6 +39,9 @@ pub struct Invocation {
     pub action: Option<Action>,
     /// Number of input files (sources, objects, archives, `-` for stdin).
     pub inputs: usize,
+    /// How many of the inputs clang compiles (C, C++, IR, preprocessed or
+    /// `-x`-typed), as opposed to objects and libraries it only links.
+    pub sources: usize,
     /// `-shared`: the link produces a shared object.
     pub shared: bool,
     /// `-static` or `-static-pie`: no shared libraries at run time.
@@ -108,6 +111,17 @@ fn is_info_flag(a: &[u8]) -> bool {
         || a.starts_with(b"--print-")
 }
 
+/// Whether a file name has an extension clang compiles (rather than passing
+/// the file to the linker), per clang's `types::lookupTypeForExtension`.
+fn is_source_file(name: &[u8]) -> bool {
+    let Some(dot) = name.iter().rposition(|&b| b == b'.') else { return false };
+    matches!(
+        &name[dot + 1..],
+        b"c" | b"i" | b"cc" | b"cp" | b"cxx" | b"cpp" | b"CPP" | b"c++" | b"C" | b"ii" | b"m" | b"mi"
+            | b"mm" | b"M" | b"mii" | b"ll" | b"bc" | b"cppm" | b"ixx" | b"cu" | b"hip" | b"S" | b"s"
+    )
+}
+
 /// Maximum nesting of `@file` response files followed (clang's own limit is
 /// also finite; a cycle must not hang the wrapper).
 const MAX_RESPONSE_DEPTH: usize = 16;
@@ -129,13 +143,22 @@ fn classify_flat(args: &[OsString]) -> Invocation {
     let mut syntax_only = false;
     let mut compile = false;
     let mut only_args = false;
+    let mut language: Option<&[u8]> = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_bytes();
         i += 1;
         if only_args || arg == b"-" || !arg.starts_with(b"-") {
             inv.inputs += 1;
+            if language.is_some_and(|l| l != b"none") || is_source_file(arg) {
+                inv.sources += 1;
+            }
             continue;
+        }
+        if arg == b"-x" || arg == b"--language" {
+            language = args.get(i).map(|l| l.as_bytes());
+        } else if let Some(l) = arg.strip_prefix(b"-x").or_else(|| arg.strip_prefix(b"--language=")) {
+            language = Some(l);
         }
         if arg == b"--" {
             only_args = true;
@@ -292,6 +315,9 @@ mod tests {
         assert_eq!(inv("a.c -o prog").action(), Action::Link);
         assert_eq!(inv("a.o b.o -o prog -lm").action(), Action::Link);
         assert_eq!(inv("a.o b.o -o prog -lm").inputs, 2);
+        assert_eq!(inv("a.o b.o -o prog -lm").sources, 0);
+        assert_eq!(inv("a.c b.o x.cpp -o prog").sources, 2);
+        assert_eq!(inv("-x c - -x none b.o").sources, 1);
         assert!(inv("a.o -o prog").adds_runtime());
         let s = inv("-shared -fPIC a.o -o libx.so");
         assert!(s.shared && s.adds_runtime());

@@ -142,6 +142,12 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
     let plugin = if inv.adds_plugin() && !opts.no_rewrite { Some(res.plugin()?) } else { None };
     if let Some(p) = &plugin {
         add.args.push(joined("-fpass-plugin=", p));
+        if let Some(t) = opts.threshold.filter(|_| inv.sources > 0) {
+            // clang loads -fpass-plugin libraries before it parses -mllvm, so
+            // the plugin's own option works here (not in lld: see the env).
+            add.args.push(os("-mllvm"));
+            add.args.push(format!("-copiergen-threshold={t}").into());
+        }
         if opts.remarks {
             add.args.push(os("-Rpass=copiergen"));
             add.args.push(os("-Rpass-missed=copiergen"));
@@ -377,9 +383,14 @@ mod tests {
     }
 
     #[test]
-    fn threshold_reaches_plugin_through_env() {
+    fn threshold_reaches_plugin_as_option_and_env() {
         let o = CopierOpts { threshold: Some(1), ..d() };
         let a = additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
+        // The env var reaches the plugin inside lld too, where -mllvm cannot.
         assert_eq!(a.env, [(plugin_env::THRESHOLD, OsString::from("1"))]);
+        assert!(a.args.ends_with(&["-mllvm".into(), "-copiergen-threshold=1".into()]));
+        // A link of objects compiles nothing: -mllvm would be an unused argument.
+        let a = additions(&[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();
+        assert!(!a.args.contains(&OsString::from("-mllvm")));
     }
 }

@@ -86,6 +86,7 @@ pub fn run(a: &OptArgs) -> Result<i32, Error> {
     }
     cmd.args(&a.opt_args);
     if let Some(t) = a.threshold {
+        cmd.arg(format!("-copiergen-threshold={t}"));
         cmd.env(plugin_env::THRESHOLD, t.to_string());
     }
     if a.verbose {

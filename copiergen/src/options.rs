@@ -33,7 +33,8 @@ pub struct CopierOpts {
     /// Rewrite constant-length copies of at least BYTES bytes (default: the
     /// runtime's inline threshold, copier_abi::DEFAULT_THRESHOLD). Copies of
     /// unknown length are rewritten whatever this says. Passed to the plugin as
-    /// COPIERGEN_THRESHOLD.
+    /// -mllvm -copiergen-threshold=BYTES and (for LTO links, where lld parses
+    /// -mllvm before loading plugins) as COPIERGEN_THRESHOLD.
     #[arg(long = "copier-threshold", value_name = "BYTES")]
     pub threshold: Option<u64>,
 

@@ -205,8 +205,10 @@ fn lto_runs_plugin_inside_lld() {
     let d = scratch("lto");
     write(&d, "t.c", PROG);
     ok(cmd(COPIERGEN, &d).args(["cc", "-O2", "-flto", "-c", "t.c", "-o", "t.o"]));
-    ok(cmd(COPIERGEN, &d).args(["cc", "-O2", "-flto", "t.o", "-o", "t"]));
-    assert!(plugin_log(&d).lines().any(|l| l.starts_with("ld-temp.o")), "{}", plugin_log(&d));
+    let out = ok(cmd(COPIERGEN, &d).args(["cc", "-Werror", "-O2", "-flto", "t.o", "-o", "t", "--copier-threshold=5"]));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The threshold reaches the plugin inside lld (through the environment).
+    assert!(plugin_log(&d).lines().any(|l| l == "ld-temp.o 5"), "{}", plugin_log(&d));
     assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
     let out = run(cmd(COPIERGEN, &d).args(["cc", "-flto", "-fuse-ld=bfd", "t.o", "-o", "t"]));
     assert_eq!(out.status.code(), Some(2));

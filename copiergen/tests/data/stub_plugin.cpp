@@ -1,7 +1,8 @@
 // A pass plugin that registers a no-op pass under CopierGen's name and entry
 // points, so copiergen's own tests do not depend on the real pass. With
-// STUB_PLUGIN_LOG=<file> set, each run appends "<module> <threshold>" to it,
-// which tells the tests where and with which options the plugin ran.
+// STUB_PLUGIN_LOG=<file> set, each run appends "<module> <threshold>" to it
+// (the -copiergen-threshold option if given, else COPIERGEN_THRESHOLD, else
+// "-"), which tells the tests where and with which options the plugin ran.
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include <cstdio>
@@ -10,10 +11,14 @@
 using namespace llvm;
 
 namespace {
+cl::opt<std::string> Threshold("copiergen-threshold", cl::init(""));
+
 struct StubPass : PassInfoMixin<StubPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     if (const char *Log = std::getenv("STUB_PLUGIN_LOG")) {
       const char *T = std::getenv("COPIERGEN_THRESHOLD");
+      if (!Threshold.empty())
+        T = Threshold.c_str();
       if (FILE *F = std::fopen(Log, "a")) {
         std::fprintf(F, "%s %s\n", M.getName().str().c_str(), T ? T : "-");
         std::fclose(F);
