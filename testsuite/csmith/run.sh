@@ -39,7 +39,8 @@ one() {
   rm -rf "$d"; mkdir -p "$d"
   local opts=()
   [ $((seed % 2)) = 1 ] && opts=("${PROFILE_STRUCTS[@]}")
-  if ! timeout 20 csmith --seed "$seed" "${opts[@]}" >"$d/p.c" 2>/dev/null; then
+  # csmith writes platform.info into its working directory.
+  if ! (cd "$d" && timeout 20 csmith --seed "$seed" "${opts[@]}" >p.c 2>/dev/null); then
     echo "$seed skip-gen 0"; return
   fi
   local rewritten=0 o
