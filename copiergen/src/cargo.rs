@@ -8,8 +8,8 @@
 //! without them; copiergen adds `--target <host>` to build-like commands
 //! that name none. The precompiled standard library is not rewritten (it is
 //! not bitcode). libcopier is linked as `libcopier.so` with an rpath: a Rust
-//! program already carries a standard library, and a second static copy (the
-//! staticlib's) would clash with it.
+//! program already carries a standard library, and the staticlib's own copy
+//! has archive members whose symbols can collide with the program's.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;

@@ -103,16 +103,7 @@ impl Layout {
     /// # Errors
     /// [`Error::Missing`] naming the places searched and how to build it.
     pub fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error> {
-        let dirs = match std::env::var_os(ENV_LIB_DIR).filter(|p| !p.is_empty()) {
-            Some(d) => vec![PathBuf::from(d)],
-            None => self.lib_dirs.clone(),
-        };
-        dirs.iter().find(|d| d.join(file).is_file()).cloned().ok_or_else(|| {
-            Error::missing(
-                format!("{file} (looked in {})", show(&dirs)),
-                "build it with `cargo build --release` or set COPIER_LIB_DIR",
-            )
-        })
+        find_dir(ENV_LIB_DIR, &self.lib_dirs, file, "build it with `cargo build --release` or set COPIER_LIB_DIR")
     }
 
     /// Directory holding `copier.h`: `COPIER_INCLUDE_DIR`, else the first candidate.
@@ -120,17 +111,21 @@ impl Layout {
     /// # Errors
     /// [`Error::Missing`] naming the places searched.
     pub fn include_dir(&self) -> Result<PathBuf, Error> {
-        let dirs = match std::env::var_os(ENV_INCLUDE_DIR).filter(|p| !p.is_empty()) {
-            Some(d) => vec![PathBuf::from(d)],
-            None => self.include_dirs.clone(),
-        };
-        dirs.iter().find(|d| d.join(HEADER_FILE).is_file()).cloned().ok_or_else(|| {
-            Error::missing(
-                format!("{HEADER_FILE} (looked in {})", show(&dirs)),
-                "set COPIER_INCLUDE_DIR or run `copiergen install --prefix DIR`",
-            )
-        })
+        find_dir(ENV_INCLUDE_DIR, &self.include_dirs, HEADER_FILE, "set COPIER_INCLUDE_DIR or run `copiergen install --prefix DIR`")
     }
+}
+
+/// The directory holding `file`: the one named by `env` if set (and then
+/// only that one), else the first of `candidates`.
+fn find_dir(env: &str, candidates: &[PathBuf], file: &str, fix: &str) -> Result<PathBuf, Error> {
+    let dirs = match std::env::var_os(env).filter(|p| !p.is_empty()) {
+        Some(d) => vec![PathBuf::from(d)],
+        None => candidates.to_vec(),
+    };
+    dirs.iter()
+        .find(|d| d.join(file).is_file())
+        .cloned()
+        .ok_or_else(|| Error::missing(format!("{file} (looked in {})", show(&dirs)), fix))
 }
 
 fn find_file(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {

@@ -5,9 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testsuite/lib/common.sh
-why=$(pieces_missing)
-if [ -n "$why" ]; then
-  echo "50-copiergen-e2e: SKIPPED: $why"
-  exit 0
-fi
+skip_stage_unless_ready 50-copiergen-e2e
 bash testsuite/e2e/run.sh

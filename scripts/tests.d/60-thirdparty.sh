@@ -7,11 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testsuite/lib/common.sh
-why=$(pieces_missing)
-if [ -n "$why" ]; then
-  echo "60-thirdparty: SKIPPED: $why"
-  exit 0
-fi
+skip_stage_unless_ready 60-thirdparty
 for pkg in zlib protobuf-c redis; do
   bash testsuite/thirdparty/run.sh "$pkg"
 done

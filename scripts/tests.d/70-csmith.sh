@@ -5,9 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testsuite/lib/common.sh
-why=$(pieces_missing)
-if [ -n "$why" ]; then
-  echo "70-csmith: SKIPPED: $why"
-  exit 0
-fi
+skip_stage_unless_ready 70-csmith
 bash testsuite/csmith/run.sh 40 1000
