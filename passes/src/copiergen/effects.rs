@@ -202,25 +202,31 @@ pub struct CopyFacts {
 
 /// Whether `object` is memory no other code (thread, callee, caller) can
 /// name: a non-captured static alloca or non-captured malloc-like result.
-pub fn is_private_object(object: LLVMValueRef) -> bool {
-    matches!(context::object_kind(object), ObjectKind::Alloca | ObjectKind::Heap) && !context::may_be_captured(object)
+pub fn is_private_object(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    matches!(context::object_kind(object), ObjectKind::Alloca | ObjectKind::Heap) && !fa.may_be_captured(object)
 }
 
-fn is_private_heap(object: LLVMValueRef) -> bool {
-    context::object_kind(object) == ObjectKind::Heap && !context::may_be_captured(object)
+fn is_private_heap(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    context::object_kind(object) == ObjectKind::Heap && !fa.may_be_captured(object)
 }
 
 impl CopyFacts {
     /// Computes the facts of a copy `(dst, src, len)`.
-    pub fn new(dst: LLVMValueRef, src: LLVMValueRef, const_len: Option<u64>, has_setjmp: bool) -> CopyFacts {
+    pub fn new(
+        fa: &FunctionAnalyses<'_>,
+        dst: LLVMValueRef,
+        src: LLVMValueRef,
+        const_len: Option<u64>,
+        has_setjmp: bool,
+    ) -> CopyFacts {
         let size = const_len.map_or(LocSize::AfterPointer, LocSize::Precise);
         let dst_obj = context::underlying_object(dst);
         let src_obj = context::underlying_object(src);
         CopyFacts {
             dst: Location { ptr: dst, size },
             src: Location { ptr: src, size },
-            shared: !(is_private_object(dst_obj) && is_private_object(src_obj)),
-            frame_exempt: !has_setjmp && is_private_heap(dst_obj) && is_private_heap(src_obj),
+            shared: !(is_private_object(fa, dst_obj) && is_private_object(fa, src_obj)),
+            frame_exempt: !has_setjmp && is_private_heap(fa, dst_obj) && is_private_heap(fa, src_obj),
         }
     }
 }
@@ -310,7 +316,7 @@ impl EffectBuilder<'_, '_> {
                 if context::is_release(inst) {
                     e.release = Some(FullReasonCell(FullReason::Release));
                 }
-                if ir::address_space(value).is_some() && !is_private_object(context::underlying_object(ptr)) {
+                if ir::address_space(value).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
                     e.escapes = Some(value);
                 }
             }
@@ -322,7 +328,7 @@ impl EffectBuilder<'_, '_> {
                     e.release = Some(FullReasonCell(FullReason::Release));
                 }
                 let stored = ir::operand(inst, if ir::opcode(inst) == LLVMOpcode::LLVMAtomicCmpXchg { 2 } else { 1 });
-                if ir::address_space(stored).is_some() && !is_private_object(context::underlying_object(ptr)) {
+                if ir::address_space(stored).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
                     e.escapes = Some(stored);
                 }
             }
@@ -345,18 +351,23 @@ impl EffectBuilder<'_, '_> {
         }
         let props = self.fa.call_props(inst);
         let op = ir::opcode(inst);
+        let callee = ir::called_function(inst);
+        let name = callee.map(ir::name).unwrap_or_default();
+        e.callee = Some(if props.inline_asm() {
+            "inline asm".to_owned()
+        } else if name.is_empty() {
+            "an indirect callee".to_owned()
+        } else {
+            format!("'{name}'")
+        });
         if props.musttail() {
             e.sync_all = Some(FullReasonCell(FullReason::MustTail));
             return;
         }
         if props.inline_asm() {
-            e.callee = Some("inline asm".to_owned());
             e.opaque = !props.does_not_access_memory();
             return;
         }
-        let callee = ir::called_function(inst);
-        let name = callee.map(ir::name).unwrap_or_default();
-        e.callee = Some(if name.is_empty() { "an indirect callee".to_owned() } else { format!("'{name}'") });
 
         if props.intrinsic() {
             let id = callee.map_or(0, ir::function_intrinsic_id);
@@ -419,11 +430,6 @@ impl EffectBuilder<'_, '_> {
             // libcopier orders overlapping copies itself (dependency tracker).
             return None;
         }
-        if let Some(FullReasonCell(r)) = e.leaves_frame {
-            if !c.frame_exempt {
-                return Some(Conflict::Full(r));
-            }
-        }
         if let Some(FullReasonCell(r)) = e.release {
             if c.shared {
                 return Some(Conflict::Full(r));
@@ -475,6 +481,13 @@ impl EffectBuilder<'_, '_> {
                 } else {
                     FullReason::UnknownAccess
                 }));
+            }
+        }
+        // Checked last so that remarks name the alias-analysis reason when
+        // there is one.
+        if let Some(FullReasonCell(r)) = e.leaves_frame {
+            if !c.frame_exempt {
+                return Some(Conflict::Full(r));
             }
         }
         (!narrow.is_empty()).then_some(Conflict::Narrow(narrow))

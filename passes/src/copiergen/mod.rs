@@ -206,7 +206,7 @@ fn run_on_function(
     let copies: Vec<PendingCopy> = calls
         .into_iter()
         .map(|call| PendingCopy {
-            facts: CopyFacts::new(call.dst, call.src, call.const_len, setjmp),
+            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp),
             loc: ir::debug_loc(call.call),
             call,
         })
