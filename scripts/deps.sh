@@ -13,7 +13,21 @@ PACKAGES=(
   lld-22
   llvm-22-dev
   mlir-22-tools
+  # copiergen tests: csmith differential runs, third-party builds
+  # (testsuite/thirdparty/run.sh: apt-get source needs dpkg-dev; protobuf-c's
+  # and Redis's build and test dependencies)
+  csmith
+  dpkg-dev
+  libcsmith-dev
+  libjemalloc-dev
+  libprotobuf-dev
+  libprotoc-dev
+  procps
+  protobuf-compiler
+  tcl
   # build helpers
+  binutils
+  cmake
   make
   pkg-config
 )

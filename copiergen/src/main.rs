@@ -1,5 +1,4 @@
-//! The `copiergen` command. PLACEHOLDER: filled by the CopierGen work (issue 3).
+//! The `copiergen` command (see the library docs and `copiergen --help`).
 fn main() {
-    eprintln!("copiergen: not built yet");
-    std::process::exit(2);
+    std::process::exit(copiergen_cli::main_with(std::env::args_os().collect()));
 }

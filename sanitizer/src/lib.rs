@@ -1,1 +1,86 @@
-//! CopierSanitizer runtime. PLACEHOLDER: filled by the sanitizer work (issue 4).
+//! CopierSanitizer runtime: shadow memory that catches any use of a buffer
+//! before its `csync` (issue 4), modelled on AddressSanitizer.
+//!
+//! - [`mapping`]: where the shadow lives (2 bits per application byte at a
+//!   fixed offset) and why that granularity is exact.
+//! - [`tracker`]: pending copies and the shadow state machine (the
+//!   semantics: when a destination or source stops being pending).
+//! - [`interface`]: the named ABI the instrumentation pass calls.
+//! - [`hooks`]: the runtime's submit/sync/handler events.
+//! - [`interception`]: libc functions that touch memory.
+//! - [`errors`], [`report`]: ASan-style reports; [`flags`]: `COPIER_OPTIONS`.
+//!
+//! `libcopier_san.a` contains this crate, libcopier and the Rust standard
+//! library: a sanitizer build links it instead of `libcopier.a`.
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Mutex, Once};
+
+pub mod errors;
+pub mod flags;
+pub mod hooks;
+#[cfg(not(test))]
+pub mod interception;
+#[cfg(test)]
+pub mod interception {
+    //! Unit tests run without the interceptors (the test harness would
+    //! otherwise run on them).
+    /// Every intercepted function.
+    pub const INTERCEPTED: &[&str] = &[];
+}
+pub mod interface;
+pub mod mapping;
+pub mod ranges;
+pub mod report;
+pub mod shadow;
+pub mod stack;
+pub mod thread;
+pub mod tracker;
+
+/// The pending copies of the process, kept in step with the real shadow.
+pub(crate) static TRACKER: Mutex<tracker::Tracker<shadow::RealShadow>> = Mutex::new(tracker::Tracker::new(shadow::RealShadow));
+
+/// Number of pending copies (updated under the tracker lock, read without
+/// it): 0 means the shadow is all clear, and every check returns at once.
+pub(crate) static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+static INIT: Once = Once::new();
+
+/// Initialize the runtime: parse `COPIER_OPTIONS`, reserve the shadow,
+/// register the runtime hooks, resolve the interceptors' real functions.
+/// Idempotent; runs from a constructor before any other constructor (and
+/// from every instrumented module's constructor).
+pub fn init() {
+    INIT.call_once(|| {
+        let _g = thread::RuntimeGuard::enter();
+        flags::init_from_env();
+        if let Err(msg) = mapping::reserve() {
+            report::write_stderr(&format!("ERROR: {msg}\n"));
+            // SAFETY: _exit has no preconditions.
+            unsafe { libc::_exit(1) };
+        }
+        #[cfg(not(test))]
+        interception::init();
+        let _ = thread::current();
+        hooks::register();
+        let f = flags::get();
+        if f.verbosity > 0 {
+            report::write_stderr(&format!(
+                "CopierSanitizer: shadow layout\n{}\nCopierSanitizer: flags\n{}",
+                mapping::describe(),
+                flags::describe(f)
+            ));
+        }
+    });
+}
+
+extern "C" fn ctor() {
+    init();
+}
+
+/// Runs [`init`] before the program's own constructors (priority 1, as
+/// ASan's module constructor).
+#[cfg(not(test))]
+#[used]
+#[link_section = ".init_array.00001"]
+static CTOR: extern "C" fn() = ctor;

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Issue-3 benchmarks of CopierGen, each a ratio "with pass / without pass"
+# measured in this run from interleaved A/B runs (medians):
+#
+#  1. compile time of the Redis server (src/, -j2, same flags; A =
+#     copiergen cc --copier-no-rewrite, B = copiergen cc): CPU time
+#     (user+sys of all compiler processes) and wall time. Target <= 1.03.
+#     Also plain clang-22 (no wrapper) for the wrapper's own cost.
+#  2. examples/copy_parse on dpkg's status file (copy-then-parse): wall time.
+#  3. protobuf-c unpacking of messages with large `bytes` fields
+#     (bench/compiler/pbc_unpack.c against libprotobuf-c built with and
+#     without the pass): ns per unpack+consume round.
+#
+#   bench/compiler/run.sh [REPS]      (default 5; Redis uses min(REPS,3))
+#
+# Needs the real plugin and runtime (cargo build --release) and fetches
+# Debian sources through testsuite/thirdparty/run.sh. Prints one line per
+# benchmark and writes them to bench/compiler/results.txt.
+set -euo pipefail
+. "$(dirname "$0")/../../testsuite/lib/common.sh"
+need_built
+REPS=${1:-5}
+HERE="$COPIER_ROOT/bench/compiler"
+OUT="$COPIER_ROOT/testsuite/out/bench-compiler"
+BUILD="$COPIER_ROOT/third_party/build"
+mkdir -p "$OUT"
+results="$HERE/results.txt"
+: >"$OUT/results.txt"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b / a }'; }
+report() { echo "$*" | tee -a "$OUT/results.txt"; }
+now_ns() { date +%s%N; }
+
+# ---- 1. Redis compile time ---------------------------------------------------
+bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" redis --build-only >/dev/null
+# Redis's src/Makefile rebuilds deps/ whenever CC changes (.make-settings):
+# the plain-clang runs get their own copy of the tree, settled once.
+rm -rf "$BUILD/redis-plain"
+cp -a "$BUILD/redis" "$BUILD/redis-plain"
+redis_make=(-j2 USE_SYSTEM_JEMALLOC=yes USE_JEMALLOC=yes OPTIMIZATION=-O2 redis-server)
+make -C "$BUILD/redis-plain/src" "${redis_make[@]}" CC=clang-22 >/dev/null 2>&1
+# time_build MODE: prints "<cpu seconds> <wall seconds>" for one clean build of src/.
+time_build() {
+  local mode=$1 cc="CC=$COPIERGEN cc" src="$BUILD/redis/src"
+  case $mode in
+    plain) cc="CC=clang-22"; src="$BUILD/redis-plain/src" ;;
+    norewrite) export COPIERGEN_FLAGS=--copier-no-rewrite ;;
+    rewrite) export COPIERGEN_FLAGS= ;;
+  esac
+  make -C "$src" clean >/dev/null 2>&1
+  /usr/bin/time -f "%U %S %e" -o "$OUT/time.txt" make -C "$src" "${redis_make[@]}" "$cc" >"$OUT/redis-$mode.log" 2>&1
+  awk '{ printf "%.2f %.2f\n", $1 + $2, $3 }' "$OUT/time.txt"
+}
+for _ in $(seq 1 $((REPS < 3 ? REPS : 3))); do
+  for mode in norewrite rewrite plain; do
+    read -r cpu wall < <(time_build $mode)
+    echo "$cpu" >>"$OUT/redis-$mode.cpu"
+    echo "$wall" >>"$OUT/redis-$mode.wall"
+  done
+done
+unset COPIERGEN_FLAGS
+a=$(median <"$OUT/redis-norewrite.cpu"); b=$(median <"$OUT/redis-rewrite.cpu"); p=$(median <"$OUT/redis-plain.cpu")
+aw=$(median <"$OUT/redis-norewrite.wall"); bw=$(median <"$OUT/redis-rewrite.wall")
+report "redis-compile: cpu with/without pass = $(ratio "$a" "$b") (median ${b}s vs ${a}s), wall = $(ratio "$aw" "$bw"); wrapper without pass vs plain clang-22 cpu = $(ratio "$p" "$a")"
+rm -f "$OUT"/redis-*.cpu "$OUT"/redis-*.wall
+
+# ---- 2. copy_parse -------------------------------------------------------------
+"$COPIERGEN" cc -O2 --copier-no-rewrite "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.A"
+"$COPIERGEN" cc -O2 "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.B"
+input=/var/lib/dpkg/status
+rounds=40
+for _ in $(seq 1 "$REPS"); do
+  for m in A B; do
+    t0=$(now_ns)
+    "$OUT/copy_parse.$m" "$input" $rounds >"$OUT/copy_parse.$m.out"
+    echo $(( $(now_ns) - t0 )) >>"$OUT/copy_parse.$m.ns"
+  done
+done
+cmp -s "$OUT/copy_parse.A.out" "$OUT/copy_parse.B.out" || { echo "copy_parse: outputs differ" >&2; exit 1; }
+a=$(median <"$OUT/copy_parse.A.ns"); b=$(median <"$OUT/copy_parse.B.ns")
+report "copy_parse: time with/without pass = $(ratio "$a" "$b") (median $((${b%.*} / 1000000)) ms vs $((${a%.*} / 1000000)) ms, $rounds x $(stat -c %s $input) bytes)"
+rm -f "$OUT"/copy_parse.*.ns
+
+# ---- 3. protobuf-c unpack --------------------------------------------------------
+bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" protobuf-c --build-only >/dev/null
+bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" protobuf-c --no-rewrite --build-only >/dev/null
+gen="$OUT/pbc-gen"
+mkdir -p "$gen"
+protoc --plugin=protoc-gen-c="$BUILD/protobuf-c/protoc-c/protoc-gen-c" --c_out="$gen" -I"$HERE" "$HERE/bigmsg.proto"
+for m in A B; do
+  tree="$BUILD/protobuf-c"; flag=""
+  [ $m = A ] && { tree="$BUILD/protobuf-c-norewrite"; flag=--copier-no-rewrite; }
+  "$COPIERGEN" cc -O2 $flag -I"$tree" -I"$gen" "$HERE/pbc_unpack.c" "$gen/bigmsg.pb-c.c" \
+    "$tree/protobuf-c/.libs/libprotobuf-c.a" -o "$OUT/pbc_unpack.$m"
+done
+for _ in $(seq 1 "$REPS"); do
+  for m in A B; do
+    "$OUT/pbc_unpack.$m" 16 262144 100 >"$OUT/pbc.$m.out"
+    sed -n 's/ns_per_round=\([0-9]*\).*/\1/p' "$OUT/pbc.$m.out" >>"$OUT/pbc.$m.ns"
+  done
+done
+[ "$(cut -d' ' -f2 "$OUT/pbc.A.out")" = "$(cut -d' ' -f2 "$OUT/pbc.B.out")" ] || { echo "pbc_unpack: checksums differ" >&2; exit 1; }
+a=$(median <"$OUT/pbc.A.ns"); b=$(median <"$OUT/pbc.B.ns")
+report "protobuf-c unpack (16 x 256 KiB bytes fields): time with/without pass = $(ratio "$a" "$b") (median $((${b%.*} / 1000)) us vs $((${a%.*} / 1000)) us per message)"
+rm -f "$OUT"/pbc.*.ns
+
+{ echo "# bench/compiler/run.sh $REPS on $(date -u +%Y-%m-%d), $(nproc) cores; ratios are with-pass / without-pass"; cat "$OUT/results.txt"; } >"$results"

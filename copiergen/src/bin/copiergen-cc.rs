@@ -1,0 +1,5 @@
+//! `copiergen-cc`: `copiergen cc` as one executable (for CMAKE_C_COMPILER).
+fn main() {
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    std::process::exit(copiergen_cli::run_wrapper(copiergen_cli::Lang::C, &args));
+}

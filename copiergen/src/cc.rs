@@ -1,0 +1,396 @@
+//! `copiergen cc` / `copiergen c++`: clang-22 / clang++-22 with the pass
+//! plugin, `copier.h` and libcopier added.
+//!
+//! Every clang argument passes through unchanged and in order; copiergen only
+//! appends, according to the driver's action ([`crate::args::Action`]):
+//!
+//! | action | added |
+//! | --- | --- |
+//! | info (`--version`, `-v`, `-print-*` alone) | nothing |
+//! | preprocess, syntax-only | `-idirafter <include>` |
+//! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`, `-fpass-plugin=<plugin>` |
+//! | link | the above, then libcopier and what it needs; with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time |
+//!
+//! libcopier is static by default (`libcopier.a` followed by the system
+//! libraries a Rust staticlib needs). For `-shared` it is linked with
+//! `-Wl,--exclude-libs,libcopier.a`, so the shared object is self-contained
+//! and exports none of the runtime's symbols (each module waits on its own
+//! copies: the pass places a csync before any buffer leaves the module's
+//! code). `--copier-shared` links `libcopier.so` with an rpath instead.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::args::{classify, Action, Invocation};
+use crate::error::Error;
+use crate::options::{plugin_env, CopierOpts};
+use crate::resources::Layout;
+
+/// Which clang driver to wrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// `clang-22` (`COPIERGEN_CLANG` overrides).
+    C,
+    /// `clang++-22` (`COPIERGEN_CLANGXX` overrides).
+    Cxx,
+}
+
+impl Lang {
+    /// The wrapper's name in messages.
+    pub fn wrapper(self) -> &'static str {
+        match self {
+            Lang::C => "copiergen cc",
+            Lang::Cxx => "copiergen c++",
+        }
+    }
+
+    /// The compiler to run: the override variable, else the LLVM 22 driver.
+    pub fn compiler(self) -> (OsString, &'static str) {
+        let (var, default) = match self {
+            Lang::C => ("COPIERGEN_CLANG", "clang-22"),
+            Lang::Cxx => ("COPIERGEN_CLANGXX", "clang++-22"),
+        };
+        (std::env::var_os(var).filter(|v| !v.is_empty()).unwrap_or_else(|| default.into()), var)
+    }
+}
+
+/// System libraries libcopier (a Rust staticlib) needs after it on a link
+/// line, as `rustc --print native-static-libs` lists them for
+/// x86_64-unknown-linux-gnu, minus `-lgcc_s` and `-lc` (added by the clang
+/// driver unless `-nodefaultlibs`).
+pub const STATIC_DEPS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
+
+/// The runtime archive to link: libcopier, or the sanitizer runtime that
+/// contains it (a sanitizer build links `libcopier_san.a` *instead*).
+fn runtime_archive(opts: &CopierOpts) -> &'static str {
+    if opts.sanitize {
+        "libcopier_san.a"
+    } else {
+        "libcopier.a"
+    }
+}
+
+/// Resolved additions for one command line.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Additions {
+    /// Arguments appended after the user's.
+    pub args: Vec<OsString>,
+    /// Environment variables set for the compiler (read by the plugin).
+    pub env: Vec<(&'static str, OsString)>,
+}
+
+/// Where the pieces are; resolved lazily so that runs needing none of them
+/// never fail on a missing one.
+pub trait Resources {
+    /// Path of `libcopiergen.so`.
+    fn plugin(&self) -> Result<PathBuf, Error>;
+    /// Directory holding `file`.
+    fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error>;
+    /// Directory holding `copier.h`, if found.
+    fn include_dir(&self) -> Option<PathBuf>;
+}
+
+impl Resources for Layout {
+    fn plugin(&self) -> Result<PathBuf, Error> {
+        Layout::plugin(self)
+    }
+    fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error> {
+        Layout::lib_dir_with(self, file)
+    }
+    fn include_dir(&self) -> Option<PathBuf> {
+        Layout::include_dir(self).ok()
+    }
+}
+
+fn os(s: impl AsRef<std::ffi::OsStr>) -> OsString {
+    s.as_ref().to_owned()
+}
+
+fn joined(prefix: &str, p: &Path) -> OsString {
+    let mut s = OsString::from(prefix);
+    s.push(p.as_os_str());
+    s
+}
+
+/// Compute what copiergen adds to clang `args` (see module docs).
+///
+/// # Errors
+/// [`Error::Missing`] for a plugin or library the action needs;
+/// [`Error::Usage`] for combinations that cannot work (`--copier-shared`
+/// with `-static`, `-flto` with a linker other than lld).
+pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> Result<Additions, Error> {
+    let inv = classify(args);
+    let mut add = Additions::default();
+    let action = inv.action();
+    if action == Action::Info {
+        return Ok(add);
+    }
+    if let Some(inc) = res.include_dir() {
+        add.args.push(os("-idirafter"));
+        add.args.push(os(inc));
+    }
+    if let Some(t) = opts.threshold {
+        add.env.push((plugin_env::THRESHOLD, t.to_string().into()));
+    }
+    if opts.sanitize {
+        // Hook for CopierSanitizer (sanitizer work): the plugin reads this to
+        // add its instrumentation; the runtime archive switches below.
+        add.env.push((plugin_env::SANITIZE, os("1")));
+    }
+    let plugin = if inv.adds_plugin() && !opts.no_rewrite { Some(res.plugin()?) } else { None };
+    if let Some(p) = &plugin {
+        add.args.push(joined("-fpass-plugin=", p));
+        if let Some(t) = opts.threshold.filter(|_| inv.sources > 0) {
+            // clang loads -fpass-plugin libraries before it parses -mllvm, so
+            // the plugin's own option works here (not in lld: see the env).
+            add.args.push(os("-mllvm"));
+            add.args.push(format!("-copiergen-threshold={t}").into());
+        }
+        if opts.remarks {
+            add.args.push(os("-Rpass=copiergen"));
+            add.args.push(os("-Rpass-missed=copiergen"));
+        }
+    }
+    if action != Action::Link {
+        return Ok(add);
+    }
+    if let Some(p) = plugin.as_ref().filter(|_| inv.lto) {
+        add_lto_link(&inv, p, opts, &mut add)?;
+    }
+    if inv.adds_runtime() {
+        add_runtime(args, &inv, opts, res, &mut add)?;
+    }
+    Ok(add)
+}
+
+fn add_lto_link(inv: &Invocation, plugin: &Path, opts: &CopierOpts, add: &mut Additions) -> Result<(), Error> {
+    match &inv.fuse_ld {
+        None => add.args.push(os("-fuse-ld=lld")),
+        Some(ld) if ld.to_string_lossy().contains("lld") => {}
+        Some(ld) => {
+            return Err(Error::Usage(format!(
+                "-flto with -fuse-ld={}: the pass runs at LTO link time only under lld; use -fuse-ld=lld",
+                ld.to_string_lossy()
+            )))
+        }
+    }
+    add.args.push(joined("-Wl,--load-pass-plugin=", plugin));
+    if opts.remarks {
+        add.args.push(os("-Wl,-mllvm,-pass-remarks=copiergen"));
+        add.args.push(os("-Wl,-mllvm,-pass-remarks-missed=copiergen"));
+    }
+    Ok(())
+}
+
+fn add_runtime(
+    args: &[OsString],
+    inv: &Invocation,
+    opts: &CopierOpts,
+    res: &dyn Resources,
+    add: &mut Additions,
+) -> Result<(), Error> {
+    // A trailing `-x lang` would apply to the files appended here.
+    if args.iter().any(|a| a.as_encoded_bytes().starts_with(b"-x")) {
+        add.args.push(os("-x"));
+        add.args.push(os("none"));
+    }
+    if opts.shared && !opts.sanitize {
+        if inv.static_link {
+            return Err(Error::Usage(
+                "--copier-shared (or COPIERGEN_SHARED=1) with -static: a static link cannot use libcopier.so; drop one".into(),
+            ));
+        }
+        let dir = res.lib_dir_with("libcopier.so")?;
+        add.args.push(joined("-L", &dir));
+        add.args.push(joined("-Wl,-rpath,", &dir));
+        add.args.push(os("-l:libcopier.so"));
+        return Ok(());
+    }
+    let archive = runtime_archive(opts);
+    let dir = res.lib_dir_with(archive)?;
+    if inv.shared {
+        let mut a = OsString::from("-Wl,--exclude-libs,");
+        a.push(archive);
+        add.args.push(a);
+    }
+    add.args.push(os(dir.join(archive)));
+    add.args.extend(STATIC_DEPS.iter().map(os));
+    if args.iter().any(|a| a == "-nodefaultlibs") {
+        // The driver adds neither the unwinder nor libc: libcopier needs both.
+        add.args.push(os(if inv.static_link { "-lgcc_eh" } else { "-lgcc_s" }));
+        add.args.push(os("-lc"));
+    }
+    Ok(())
+}
+
+/// Run clang (by `exec`, so its exit status and signals are the caller's)
+/// with `args` plus copiergen's additions. Returns only on failure.
+///
+/// # Errors
+/// As [`additions`], and [`Error::Spawn`] when the compiler cannot be run.
+pub fn run(lang: Lang, args: &[OsString], opts: &CopierOpts) -> Error {
+    let layout = Layout::from_current_exe();
+    let add = match additions(args, opts, &layout) {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
+    let (compiler, var) = lang.compiler();
+    let mut cmd = Command::new(&compiler);
+    cmd.args(args).args(&add.args);
+    for (k, v) in &add.env {
+        cmd.env(k, v);
+    }
+    if opts.verbose {
+        eprintln!("{}", crate::show_command(&cmd));
+    }
+    let err = cmd.exec();
+    Error::Spawn {
+        program: compiler.to_string_lossy().into_owned(),
+        fix: format!("install it (bash scripts/deps.sh installs clang-22) or set {var}"),
+        source: err,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fake {
+        has_plugin: bool,
+    }
+
+    impl Resources for Fake {
+        fn plugin(&self) -> Result<PathBuf, Error> {
+            if self.has_plugin {
+                Ok("/p/libcopiergen.so".into())
+            } else {
+                Err(Error::missing("pass plugin", "build it"))
+            }
+        }
+        fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error> {
+            if file == "libcopier_san.a" {
+                return Err(Error::missing(file, "build the sanitizer"));
+            }
+            Ok("/l".into())
+        }
+        fn include_dir(&self) -> Option<PathBuf> {
+            Some("/i".into())
+        }
+    }
+
+    fn add(line: &str, opts: &CopierOpts) -> Result<Vec<String>, Error> {
+        let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
+        let a = additions(&args, opts, &Fake { has_plugin: true })?;
+        Ok(a.args.iter().map(|s| s.to_str().unwrap().to_owned()).collect())
+    }
+
+    fn d() -> CopierOpts {
+        CopierOpts::default()
+    }
+
+    #[test]
+    fn compile_adds_plugin_and_header_but_no_library() {
+        let a = add("-O2 -c a.c -o a.o", &d()).unwrap();
+        assert_eq!(a, ["-idirafter", "/i", "-fpass-plugin=/p/libcopiergen.so"]);
+    }
+
+    #[test]
+    fn link_appends_static_runtime_and_its_deps() {
+        let a = add("a.o b.o -o prog", &d()).unwrap();
+        assert!(a.contains(&"-fpass-plugin=/p/libcopiergen.so".to_owned()));
+        let at = a.iter().position(|x| x == "/l/libcopier.a").expect("archive");
+        assert_eq!(&a[at + 1..], STATIC_DEPS);
+    }
+
+    #[test]
+    fn shared_objects_hide_the_static_runtime() {
+        let a = add("-shared -fPIC a.c -o libx.so", &d()).unwrap();
+        assert!(a.contains(&"-Wl,--exclude-libs,libcopier.a".to_owned()));
+        assert!(a.contains(&"/l/libcopier.a".to_owned()));
+    }
+
+    #[test]
+    fn copier_shared_links_the_so_with_rpath() {
+        let o = CopierOpts { shared: true, ..d() };
+        let a = add("a.o -o prog", &o).unwrap();
+        assert!(a.ends_with(&["-L/l".into(), "-Wl,-rpath,/l".into(), "-l:libcopier.so".into()]));
+        let e = add("-static a.o -o prog", &o).unwrap_err();
+        assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("-static"), "{e}");
+    }
+
+    #[test]
+    fn lto_link_loads_plugin_into_lld() {
+        let a = add("-flto a.o -o prog", &d()).unwrap();
+        assert!(a.contains(&"-fuse-ld=lld".to_owned()));
+        assert!(a.contains(&"-Wl,--load-pass-plugin=/p/libcopiergen.so".to_owned()));
+        let a = add("-flto -fuse-ld=lld a.o -o prog", &d()).unwrap();
+        assert_eq!(a.iter().filter(|x| x.starts_with("-fuse-ld")).count(), 0);
+        let e = add("-flto -fuse-ld=bfd a.o -o prog", &d()).unwrap_err();
+        assert!(e.to_string().contains("-fuse-ld=bfd"), "{e}");
+        // Without LTO the linker is the user's business.
+        assert!(!add("a.o -o prog", &d()).unwrap().iter().any(|x| x.contains("load-pass-plugin")));
+    }
+
+    #[test]
+    fn info_and_preprocess_runs_stay_clean() {
+        assert!(add("--version", &d()).unwrap().is_empty());
+        assert!(add("-v", &d()).unwrap().is_empty());
+        assert_eq!(add("-E a.c", &d()).unwrap(), ["-idirafter", "/i"]);
+        assert_eq!(add("-MM a.c", &d()).unwrap(), ["-idirafter", "/i"]);
+    }
+
+    #[test]
+    fn no_rewrite_links_runtime_without_plugin() {
+        let o = CopierOpts { no_rewrite: true, ..d() };
+        let a = add("a.c -o prog", &o).unwrap();
+        assert!(!a.iter().any(|x| x.contains("pass-plugin")));
+        assert!(a.contains(&"/l/libcopier.a".to_owned()));
+        // And needs no plugin at all.
+        let args: Vec<OsString> = ["a.c"].iter().map(OsString::from).collect();
+        assert!(additions(&args, &o, &Fake { has_plugin: false }).is_ok());
+        assert!(matches!(additions(&args, &d(), &Fake { has_plugin: false }), Err(Error::Missing { .. })));
+    }
+
+    #[test]
+    fn trailing_language_is_reset_before_runtime() {
+        let a = add("-x c - -o prog", &d()).unwrap();
+        let x = a.iter().position(|s| s == "none").unwrap();
+        assert!(x < a.iter().position(|s| s == "/l/libcopier.a").unwrap());
+    }
+
+    #[test]
+    fn nodefaultlibs_gets_unwinder_and_libc() {
+        let a = add("-nodefaultlibs a.o -o prog", &d()).unwrap();
+        assert!(a.ends_with(&["-lgcc_s".into(), "-lc".into()]));
+    }
+
+    #[test]
+    fn partial_link_gets_nothing_from_runtime() {
+        let a = add("-r a.o b.o -o ab.o", &d()).unwrap();
+        assert!(!a.iter().any(|x| x.contains("libcopier.")));
+    }
+
+    #[test]
+    fn sanitize_selects_sanitizer_runtime_and_reports_it_missing() {
+        let o = CopierOpts { sanitize: true, ..d() };
+        let args: Vec<OsString> = ["a.o"].iter().map(OsString::from).collect();
+        let e = additions(&args, &o, &Fake { has_plugin: true }).unwrap_err();
+        assert!(e.to_string().contains("libcopier_san.a"), "{e}");
+        let a = additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
+        assert!(a.env.contains(&(plugin_env::SANITIZE, OsString::from("1"))));
+    }
+
+    #[test]
+    fn threshold_reaches_plugin_as_option_and_env() {
+        let o = CopierOpts { threshold: Some(1), ..d() };
+        let a = additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
+        // The env var reaches the plugin inside lld too, where -mllvm cannot.
+        assert_eq!(a.env, [(plugin_env::THRESHOLD, OsString::from("1"))]);
+        assert!(a.args.ends_with(&["-mllvm".into(), "-copiergen-threshold=1".into()]));
+        // A link of objects compiles nothing: -mllvm would be an unused argument.
+        let a = additions(&[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();
+        assert!(!a.args.contains(&OsString::from("-mllvm")));
+    }
+}

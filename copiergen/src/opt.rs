@@ -1,0 +1,128 @@
+//! `copiergen opt`: run the CopierGen passes on LLVM IR (`.ll` or `.bc`)
+//! through opt-22 with the plugin loaded.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::Error;
+use crate::options::plugin_env;
+use crate::resources::Layout;
+
+/// Arguments of `copiergen opt`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OptArgs {
+    /// Input IR: textual (`.ll`) or bitcode (`.bc`), `-` for stdin.
+    pub input: PathBuf,
+    /// Output file (`-` for stdout).
+    #[arg(short = 'o', value_name = "OUT")]
+    pub output: PathBuf,
+    /// Write textual IR instead of bitcode.
+    #[arg(short = 'S')]
+    pub text: bool,
+    /// Pass pipeline in opt's syntax.
+    #[arg(long = "passes", default_value = "copiergen")]
+    pub passes: String,
+    /// Rewrite constant-length copies of at least BYTES bytes (as for `cc`).
+    #[arg(long = "copier-threshold", value_name = "BYTES")]
+    pub threshold: Option<u64>,
+    /// Print remarks for each rewritten copy, csync and missed copy.
+    #[arg(long = "copier-remarks")]
+    pub remarks: bool,
+    /// Print the opt command to stderr first.
+    #[arg(long = "copier-verbose")]
+    pub verbose: bool,
+    /// Further arguments for opt-22, after `--`.
+    #[arg(last = true)]
+    pub opt_args: Vec<OsString>,
+}
+
+/// Bitcode magic (`BC 0xC0DE`) and the bitcode wrapper magic (LLVM
+/// BitCodeFormat.rst, "Bitcode Wrapper Format").
+fn looks_like_ir(head: &[u8]) -> Result<(), String> {
+    if head.starts_with(b"BC\xC0\xDE") || head.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
+        return Ok(());
+    }
+    if head.is_empty() {
+        return Ok(()); // an empty module is valid textual IR
+    }
+    if head.contains(&0) {
+        return Err("not LLVM IR (binary data that is neither bitcode nor text)".into());
+    }
+    Ok(())
+}
+
+fn check_input(path: &Path) -> Result<(), Error> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    let mut head = vec![0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| Error::Input { path: path.into(), reason: format!("cannot read: {e}") })?;
+    head.truncate(n);
+    looks_like_ir(&head).map_err(|reason| Error::Input { path: path.into(), reason })
+}
+
+/// Run opt-22 on the input. Returns opt's exit code on success or when opt
+/// reports anything other than unreadable input.
+///
+/// # Errors
+/// [`Error::Input`] for an unreadable or non-IR input (with opt's own first
+/// error line), [`Error::Missing`]/[`Error::Spawn`] for a missing plugin or opt-22.
+pub fn run(a: &OptArgs) -> Result<i32, Error> {
+    check_input(&a.input)?;
+    let plugin = Layout::from_current_exe().plugin()?;
+    let opt = std::env::var_os("COPIERGEN_OPT").filter(|v| !v.is_empty()).unwrap_or_else(|| "opt-22".into());
+    let mut cmd = Command::new(&opt);
+    let mut load = OsString::from("-load-pass-plugin=");
+    load.push(&plugin);
+    cmd.arg(load).arg(format!("-passes={}", a.passes)).arg(&a.input).arg("-o").arg(&a.output);
+    if a.text {
+        cmd.arg("-S");
+    }
+    if a.remarks {
+        cmd.arg("-pass-remarks=copiergen").arg("-pass-remarks-missed=copiergen");
+    }
+    cmd.args(&a.opt_args);
+    if let Some(t) = a.threshold {
+        cmd.arg(format!("-copiergen-threshold={t}"));
+        cmd.env(plugin_env::THRESHOLD, t.to_string());
+    }
+    if a.verbose {
+        eprintln!("{}", crate::show_command(&cmd));
+    }
+    let out = cmd.stdout(std::process::Stdio::inherit()).stderr(std::process::Stdio::piped()).spawn();
+    let child = out.map_err(|e| Error::Spawn {
+        program: opt.to_string_lossy().into_owned(),
+        source: e,
+        fix: "install llvm-22 (bash scripts/deps.sh) or set COPIERGEN_OPT".into(),
+    })?;
+    let out = child.wait_with_output().map_err(|e| Error::Io { context: "waiting for opt-22".into(), source: e })?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out.status.code().unwrap_or(1);
+    if code != 0 {
+        // opt reports a parse failure as "<file>:L:C: error: …" or "error: …".
+        if let Some(line) = stderr.lines().find(|l| l.contains("error:")) {
+            let reason = line.split("error:").nth(1).unwrap_or(line).trim().to_owned();
+            if line.contains(&*a.input.to_string_lossy()) || stderr.contains("Invalid bitcode") || stderr.contains("Could not open input") {
+                return Err(Error::Input { path: a.input.clone(), reason: format!("not valid LLVM IR: {reason}") });
+            }
+        }
+    }
+    eprint!("{stderr}");
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_bitcode_text_and_garbage() {
+        assert!(looks_like_ir(b"BC\xC0\xDE\x35\x14").is_ok());
+        assert!(looks_like_ir(&[0xDE, 0xC0, 0x17, 0x0B, 0, 0]).is_ok());
+        assert!(looks_like_ir(b"; ModuleID = 'a'\ndefine void @f() {\n ret void\n}\n").is_ok());
+        assert!(looks_like_ir(b"\x7fELF\x02\x01\x01\0\0\0").is_err());
+    }
+}

@@ -1,0 +1,211 @@
+//! copiergen's own options, shared by `cc`, `c++` and `cargo`.
+//!
+//! They all start with `--copier-` (or are `--sanitize`), a prefix clang and
+//! cargo do not use, so they can be mixed freely with the wrapped tool's
+//! arguments: [`split_copier_args`] takes them out, clap parses them, and the
+//! rest passes through unchanged. `COPIERGEN_FLAGS` (whitespace-separated)
+//! adds options for builds whose compiler command cannot be changed; options
+//! on the command line are applied after it.
+
+use std::ffi::OsString;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
+
+use crate::error::Error;
+
+/// Environment variable with extra copiergen options (whitespace-separated).
+pub const ENV_FLAGS: &str = "COPIERGEN_FLAGS";
+/// Environment variable equivalent to `--copier-shared` when set to `1`.
+pub const ENV_SHARED: &str = "COPIERGEN_SHARED";
+
+/// Environment variables through which copiergen passes its options to the
+/// pass plugin (inherited by clang, opt, lld and rustc alike).
+pub mod plugin_env {
+    /// Rewrite threshold in bytes for constant-length copies.
+    pub const THRESHOLD: &str = "COPIERGEN_THRESHOLD";
+    /// `1`: instrument for CopierSanitizer (hook for the sanitizer work).
+    pub const SANITIZE: &str = "COPIERGEN_SANITIZE";
+}
+
+/// Options of `copiergen cc`, `copiergen c++` and `copiergen cargo`.
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct CopierOpts {
+    /// Rewrite constant-length copies of at least BYTES bytes (default: the
+    /// runtime's inline threshold, copier_abi::DEFAULT_THRESHOLD). Copies of
+    /// unknown length are rewritten whatever this says. Passed to the plugin as
+    /// -mllvm -copiergen-threshold=BYTES and (for LTO links, where lld parses
+    /// -mllvm before loading plugins) as COPIERGEN_THRESHOLD.
+    #[arg(long = "copier-threshold", value_name = "BYTES")]
+    pub threshold: Option<u64>,
+
+    /// Do not load the pass plugin; still add copier.h and link libcopier, so
+    /// the build differs from a plugin build only by the rewrite (an A/B
+    /// baseline).
+    #[arg(long = "copier-no-rewrite")]
+    pub no_rewrite: bool,
+
+    /// Print LLVM remarks: each rewritten copy and placed csync
+    /// (-Rpass=copiergen) and why a copy stayed synchronous
+    /// (-Rpass-missed=copiergen); at LTO links through lld's -pass-remarks.
+    #[arg(long = "copier-remarks")]
+    pub remarks: bool,
+
+    /// Link libcopier.so (with an rpath to its directory) instead of the
+    /// static libcopier.a. Also enabled by COPIERGEN_SHARED=1.
+    #[arg(long = "copier-shared")]
+    pub shared: bool,
+
+    /// Print the command copiergen runs to stderr first.
+    #[arg(long = "copier-verbose")]
+    pub verbose: bool,
+
+    /// Build for CopierSanitizer: link libcopier_san.a instead of libcopier.a
+    /// and ask the plugin to instrument (COPIERGEN_SANITIZE=1).
+    #[arg(long = "sanitize", alias = "copier-sanitize")]
+    pub sanitize: bool,
+
+    /// Print these options and exit (`--help` itself goes to the wrapped tool).
+    #[arg(long = "copier-help")]
+    pub copier_help: bool,
+}
+
+/// Whether `arg` is one of copiergen's own options (see module docs).
+fn is_copier_arg(arg: &OsString) -> bool {
+    let s = arg.as_encoded_bytes();
+    s.starts_with(b"--copier-") || s == b"--sanitize"
+}
+
+/// Options of copiergen's that take a value and may give it as the next
+/// argument (`--copier-threshold 4096`).
+const VALUE_OPTIONS: &[&str] = &["--copier-threshold"];
+
+/// Split `args` into copiergen's options and the wrapped tool's arguments,
+/// keeping each group's order. Arguments after a bare `--` belong to the
+/// wrapped tool (for cargo: to the program it runs) and are never taken.
+pub fn split_copier_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            theirs.extend_from_slice(&args[i..]);
+            break;
+        }
+        if is_copier_arg(a) {
+            ours.push(a.clone());
+            if VALUE_OPTIONS.iter().any(|v| a == v) && i + 1 < args.len() {
+                ours.push(args[i + 1].clone());
+                i += 1;
+            }
+        } else {
+            theirs.push(a.clone());
+        }
+        i += 1;
+    }
+    (ours, theirs)
+}
+
+/// Standalone parser for [`CopierOpts`], named after the wrapper for messages.
+#[derive(Parser, Debug)]
+#[command(no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
+#[command(args_override_self = true)]
+struct OptsOnly {
+    #[command(flatten)]
+    opts: CopierOpts,
+}
+
+/// Parse copiergen's options taken out of a wrapper command line, after those
+/// of `COPIERGEN_FLAGS`.
+///
+/// # Errors
+/// [`Error::Usage`] with clap's one-line message (unknown `--copier-` option,
+/// with a suggestion; bad value).
+pub fn parse_copier_opts(wrapper: &'static str, ours: &[OsString]) -> Result<CopierOpts, Error> {
+    let mut all: Vec<OsString> = std::env::var(ENV_FLAGS)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(OsString::from)
+        .collect();
+    all.extend_from_slice(ours);
+    let cmd = OptsOnly::command().name(wrapper);
+    let matches = cmd.try_get_matches_from(&all).map_err(|e| Error::Usage(first_line(&e.to_string())))?;
+    let mut opts = OptsOnly::from_arg_matches(&matches)
+        .map_err(|e| Error::Usage(first_line(&e.to_string())))?
+        .opts;
+    if std::env::var(ENV_SHARED).is_ok_and(|v| v == "1") {
+        opts.shared = true;
+    }
+    Ok(opts)
+}
+
+/// Help text of copiergen's wrapper options (for `--copier-help`).
+pub fn copier_help(wrapper: &'static str) -> String {
+    OptsOnly::command()
+        .name(wrapper)
+        .override_usage(format!("{wrapper} [--copier-* options] <arguments of the wrapped tool>…"))
+        .render_help()
+        .to_string()
+}
+
+/// The first line of a clap error without its `error: ` prefix, plus clap's
+/// `tip:` line when it has one (it names the likely intended option).
+pub fn first_line(msg: &str) -> String {
+    let line = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or(msg).trim();
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    // clap's suggestion is on a later line; keep it, it is the fix.
+    match msg.lines().find(|l| l.contains("tip:")) {
+        Some(tip) => format!("{line} ({})", tip.trim()),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn copier_options_are_taken_out_anywhere_and_rest_keeps_order() {
+        let (ours, theirs) =
+            split_copier_args(&os(&["-O2", "--copier-threshold", "64", "-c", "a.c", "--copier-remarks", "-o", "a.o"]));
+        assert_eq!(ours, os(&["--copier-threshold", "64", "--copier-remarks"]));
+        assert_eq!(theirs, os(&["-O2", "-c", "a.c", "-o", "a.o"]));
+    }
+
+    #[test]
+    fn arguments_after_double_dash_are_never_taken() {
+        let (ours, theirs) = split_copier_args(&os(&["run", "--", "--copier-remarks"]));
+        assert!(ours.is_empty());
+        assert_eq!(theirs, os(&["run", "--", "--copier-remarks"]));
+    }
+
+    #[test]
+    fn parses_values_and_flags() {
+        let o = parse_copier_opts("copiergen cc", &os(&["--copier-threshold=1", "--copier-no-rewrite", "--sanitize"])).unwrap();
+        assert_eq!(o.threshold, Some(1));
+        assert!(o.no_rewrite && o.sanitize && !o.remarks);
+    }
+
+    #[test]
+    fn unknown_and_bad_options_are_usage_errors_with_one_line() {
+        let e = parse_copier_opts("copiergen cc", &os(&["--copier-treshold=4"])).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Usage(_)));
+        assert!(msg.contains("--copier-treshold") && msg.contains("--copier-threshold"), "{msg}");
+        assert!(!msg.contains('\n'), "{msg}");
+        let e = parse_copier_opts("copiergen cc", &os(&["--copier-threshold=lots"])).unwrap_err();
+        assert!(e.to_string().contains("lots"), "{e}");
+    }
+
+    #[test]
+    fn help_lists_every_option() {
+        let h = copier_help("copiergen cc");
+        for o in ["--copier-threshold", "--copier-no-rewrite", "--copier-remarks", "--copier-shared", "--copier-verbose", "--sanitize"] {
+            assert!(h.contains(o), "{o} missing from help");
+        }
+    }
+}

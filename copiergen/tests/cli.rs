@@ -1,0 +1,357 @@
+//! Integration tests of the built `copiergen` executables: real clang-22,
+//! opt-22, lld, make and CMake runs. The pass plugin is a stub
+//! (`tests/data/stub_plugin.cpp`, a no-op pass that logs where it ran), so
+//! these tests check copiergen's own behaviour, not the pass's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const COPIERGEN: &str = env!("CARGO_BIN_EXE_copiergen");
+const COPIERGEN_CC: &str = env!("CARGO_BIN_EXE_copiergen-cc");
+const COPIERGEN_CXX: &str = env!("CARGO_BIN_EXE_copiergen-cxx");
+
+/// Shared fixtures: the stub plugin, a header dir and libcopier built from a
+/// one-file C stand-in (so the tests link without depending on the runtime's state).
+struct Fixture {
+    plugin: PathBuf,
+    include: PathBuf,
+    lib: PathBuf,
+}
+
+fn tmp() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("copiergen-cli")
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = tmp().join("fixture");
+        std::fs::create_dir_all(dir.join("include")).unwrap();
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        let plugin = dir.join("libcopiergen.so");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stub_plugin.cpp");
+        let cxxflags = Command::new("llvm-config-22").arg("--cxxflags").output().expect("llvm-config-22");
+        let cxxflags = String::from_utf8(cxxflags.stdout).unwrap();
+        let st = Command::new("clang++-22")
+            .args(["-shared", "-fPIC", "-O1"])
+            .args(cxxflags.split_whitespace())
+            .arg(&src)
+            .arg("-o")
+            .arg(&plugin)
+            .status()
+            .unwrap();
+        assert!(st.success(), "building the stub plugin");
+        std::fs::write(
+            dir.join("include/copier.h"),
+            "#include <stddef.h>\nvoid *amemcpy(void *, const void *, size_t);\nvoid csync(const void *, size_t);\n",
+        )
+        .unwrap();
+        let c = dir.join("copier_stub.c");
+        std::fs::write(
+            &c,
+            "#include <string.h>\nint copier_stub_linked = 1;\n\
+             void *amemcpy(void *d, const void *s, size_t n) { return memcpy(d, s, n); }\n\
+             void csync(const void *a, size_t n) { (void)a; (void)n; }\n",
+        )
+        .unwrap();
+        let o = dir.join("copier_stub.o");
+        assert!(Command::new("clang-22").args(["-c", "-fPIC", "-O1"]).arg(&c).arg("-o").arg(&o).status().unwrap().success());
+        assert!(Command::new("ar").arg("rcs").arg(dir.join("lib/libcopier.a")).arg(&o).status().unwrap().success());
+        assert!(Command::new("clang-22")
+            .args(["-shared", "-fPIC"])
+            .arg(&o)
+            .arg("-o")
+            .arg(dir.join("lib/libcopier.so"))
+            .status()
+            .unwrap()
+            .success());
+        Fixture { plugin, include: dir.join("include"), lib: dir.join("lib") }
+    })
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = tmp().join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A command for one of the executables, with the fixture's resources and
+/// the stub's log in `dir`.
+fn cmd(exe: &str, dir: &Path) -> Command {
+    let f = fixture();
+    let mut c = Command::new(exe);
+    c.current_dir(dir)
+        .env("COPIERGEN_PLUGIN", &f.plugin)
+        .env("COPIER_INCLUDE_DIR", &f.include)
+        .env("COPIER_LIB_DIR", &f.lib)
+        .env("STUB_PLUGIN_LOG", dir.join("plugin.log"))
+        .env_remove("COPIERGEN_FLAGS")
+        .env_remove("COPIERGEN_SHARED");
+    c
+}
+
+fn run(c: &mut Command) -> Output {
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "copiergen panicked: {err}");
+    out
+}
+
+fn ok(c: &mut Command) -> Output {
+    let out = run(c);
+    assert!(out.status.success(), "{:?} failed: {}", c, String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn plugin_log(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("plugin.log")).unwrap_or_default()
+}
+
+const PROG: &str = "#include <copier.h>\n#include <stdio.h>\n#include <string.h>\n\
+    extern int copier_stub_linked;\n\
+    static char a[1 << 16], b[1 << 16];\n\
+    int main(void) { memset(a, 7, sizeof a); amemcpy(b, a, sizeof a); csync(b, sizeof b);\n\
+    printf(\"%d %d\\n\", b[12345], copier_stub_linked); return 0; }\n";
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn stdout_of(c: &mut Command) -> String {
+    // cargo's LD_LIBRARY_PATH (target/release) would override the RUNPATH
+    // the wrappers record, and load the workspace's libcopier.so instead.
+    String::from_utf8(ok(c.env_remove("LD_LIBRARY_PATH")).stdout).unwrap()
+}
+
+#[test]
+fn compile_and_link_in_one_step_runs_plugin_and_links_runtime() {
+    let d = scratch("one-step");
+    write(&d, "t.c", PROG);
+    ok(cmd(COPIERGEN, &d).args(["cc", "-O2", "t.c", "-o", "t", "--copier-threshold=64"]));
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+    assert_eq!(plugin_log(&d), "t.c 64\n");
+}
+
+#[test]
+fn separate_compile_then_link_only() {
+    let d = scratch("two-step");
+    write(&d, "t.c", PROG);
+    ok(cmd(COPIERGEN, &d).args(["cc", "-O1", "-c", "t.c", "-o", "t.o"]));
+    assert_eq!(plugin_log(&d), "t.c -\n");
+    // Linking objects only: the runtime is added, the plugin has no IR to see.
+    ok(cmd(COPIERGEN, &d).args(["cc", "t.o", "-o", "t"]));
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+    assert_eq!(plugin_log(&d), "t.c -\n");
+}
+
+#[test]
+fn ir_output_and_opt_run_the_pass() {
+    let d = scratch("ir");
+    write(&d, "t.c", PROG);
+    ok(cmd(COPIERGEN, &d).args(["cc", "-O1", "-S", "-emit-llvm", "t.c", "-o", "t.ll"]));
+    assert!(std::fs::read_to_string(d.join("t.ll")).unwrap().contains("@amemcpy"));
+    ok(cmd(COPIERGEN, &d).args(["opt", "t.ll", "-o", "t.bc"]));
+    ok(cmd(COPIERGEN, &d).args(["opt", "t.bc", "-S", "-o", "t2.ll", "--copier-threshold=1"]));
+    assert!(std::fs::read(d.join("t.bc")).unwrap().starts_with(b"BC"));
+    assert_eq!(plugin_log(&d), "t.c -\nt.ll -\nt.bc 1\n");
+}
+
+#[test]
+fn preprocess_dependency_and_info_runs_pass_through_untouched() {
+    let d = scratch("passthrough");
+    write(&d, "t.c", PROG);
+    let e = stdout_of(cmd(COPIERGEN, &d).args(["cc", "-E", "t.c"]));
+    assert!(e.contains("amemcpy"), "copier.h found through the include dir");
+    let m = stdout_of(cmd(COPIERGEN, &d).args(["cc", "-M", "t.c"]));
+    assert!(m.contains("copier.h"), "{m}");
+    let v = stdout_of(cmd(COPIERGEN, &d).args(["cc", "--version"]));
+    assert!(v.contains("clang version 22"), "{v}");
+    let out = ok(cmd(COPIERGEN, &d).args(["cc", "-v"]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("clang version 22"));
+    // No "argument unused" noise that would break -Werror builds.
+    for args in [&["cc", "-Werror", "-E", "t.c"][..], &["cc", "-Werror", "-fsyntax-only", "t.c"], &["cc", "-Werror", "-MM", "t.c"]] {
+        let out = ok(cmd(COPIERGEN, &d).args(args));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"), "{args:?}");
+    }
+    assert_eq!(plugin_log(&d), "", "the plugin runs only when code is generated");
+}
+
+#[test]
+fn shared_library_is_self_contained_and_exports_no_runtime() {
+    let d = scratch("shared");
+    write(&d, "lib.c", "#include <copier.h>\nstatic char buf[1 << 16];\nvoid put(const char *s) { amemcpy(buf, s, sizeof buf); csync(buf, sizeof buf); }\n");
+    ok(cmd(COPIERGEN, &d).args(["cc", "-O2", "-shared", "-fPIC", "lib.c", "-o", "libput.so"]));
+    let nm = stdout_of(Command::new("nm").args(["-D", "libput.so"]).current_dir(&d));
+    assert!(nm.contains(" T put"), "{nm}");
+    assert!(!nm.contains("amemcpy") && !nm.contains("csync"), "runtime must be inside and hidden: {nm}");
+    // --copier-shared links libcopier.so with an rpath instead.
+    ok(cmd(COPIERGEN, &d).args(["cc", "--copier-shared", "-shared", "-fPIC", "lib.c", "-o", "libput2.so"]));
+    let dynamic = stdout_of(Command::new("readelf").args(["-d", "libput2.so"]).current_dir(&d));
+    assert!(dynamic.contains("libcopier.so") && dynamic.contains("RUNPATH"), "{dynamic}");
+    // COPIERGEN_SHARED=1 does the same for an executable.
+    write(&d, "t.c", PROG);
+    ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", "1").args(["cc", "t.c", "-o", "t"]));
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+    assert!(stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"));
+}
+
+#[test]
+fn lto_runs_plugin_inside_lld() {
+    let d = scratch("lto");
+    write(&d, "t.c", PROG);
+    ok(cmd(COPIERGEN, &d).args(["cc", "-O2", "-flto", "-c", "t.c", "-o", "t.o"]));
+    let out = ok(cmd(COPIERGEN, &d).args(["cc", "-Werror", "-O2", "-flto", "t.o", "-o", "t", "--copier-threshold=5"]));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The threshold reaches the plugin inside lld (through the environment).
+    assert!(plugin_log(&d).lines().any(|l| l == "ld-temp.o 5"), "{}", plugin_log(&d));
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+    let out = run(cmd(COPIERGEN, &d).args(["cc", "-flto", "-fuse-ld=bfd", "t.o", "-o", "t"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-fuse-ld=bfd"));
+}
+
+#[test]
+fn cxx_wrappers_and_program_name_dispatch() {
+    let d = scratch("cxx");
+    write(&d, "t.cc", "#include <copier.h>\n#include <vector>\n#include <cstdio>\nextern \"C\" int copier_stub_linked;\n\
+        int main() { std::vector<char> a(1 << 16, 3), b(a); std::printf(\"%d %d\\n\", b[100], copier_stub_linked); }\n");
+    ok(cmd(COPIERGEN, &d).args(["c++", "-O2", "t.cc", "-o", "t1"]));
+    ok(cmd(COPIERGEN_CXX, &d).args(["-O2", "t.cc", "-o", "t2"]));
+    let link = d.join("copiergen-c++");
+    std::os::unix::fs::symlink(COPIERGEN, &link).unwrap();
+    ok(cmd(link.to_str().unwrap(), &d).args(["-O2", "t.cc", "-o", "t3"]));
+    for t in ["t1", "t2", "t3"] {
+        assert_eq!(stdout_of(&mut Command::new(d.join(t))), "3 1\n", "{t}");
+    }
+    assert_eq!(plugin_log(&d).lines().count(), 3);
+}
+
+#[test]
+fn response_files_are_understood() {
+    let d = scratch("rsp");
+    write(&d, "t.c", PROG);
+    ok(cmd(COPIERGEN, &d).args(["cc", "-c", "t.c", "-o", "t.o"]));
+    write(&d, "link.rsp", "t.o -o t\n");
+    ok(cmd(COPIERGEN, &d).args(["cc", "@link.rsp"]));
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+}
+
+#[test]
+fn make_with_cc_variable() {
+    let d = scratch("make");
+    write(&d, "t.c", PROG);
+    write(&d, "Makefile", "t: t.o\n\t$(CC) $(LDFLAGS) t.o -o t\nt.o: t.c\n\t$(CC) $(CFLAGS) -c t.c -o t.o\n");
+    ok(cmd("make", &d).arg(format!("CC={COPIERGEN} cc")).arg("CFLAGS=-O2 -Wall -Werror"));
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+    assert_eq!(plugin_log(&d), "t.c -\n");
+}
+
+#[test]
+fn cmake_with_single_executable_compilers() {
+    let d = scratch("cmake");
+    write(&d, "t.c", PROG);
+    write(&d, "u.cc", "#include <copier.h>\n#include <string>\n#include <cstdio>\nint main() { std::string s(100000, 'x'); std::string t = s; std::printf(\"%c\\n\", t[99999]); }\n");
+    write(&d, "CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(t C CXX)\nadd_executable(t t.c)\nadd_executable(u u.cc)\n");
+    ok(cmd("cmake", &d).args(["-S", ".", "-B", "build"]).arg(format!("-DCMAKE_C_COMPILER={COPIERGEN_CC}")).arg(format!("-DCMAKE_CXX_COMPILER={COPIERGEN_CXX}")));
+    ok(cmd("cmake", &d).args(["--build", "build"]));
+    assert_eq!(stdout_of(&mut Command::new(d.join("build/t"))), "7 1\n");
+    assert_eq!(stdout_of(&mut Command::new(d.join("build/u"))), "x\n");
+    let log = plugin_log(&d);
+    assert!(log.lines().any(|l| l.ends_with("t.c -")) && log.lines().any(|l| l.ends_with("u.cc -")), "{log}");
+}
+
+#[test]
+fn install_layout_is_found_without_overrides() {
+    let d = scratch("install");
+    let prefix = d.join("prefix");
+    ok(cmd(COPIERGEN, &d).args(["install", "--prefix"]).arg(&prefix));
+    for f in ["bin/copiergen", "bin/copiergen-cc", "bin/copiergen-c++", "lib/libcopiergen.so", "lib/libcopier.a", "lib/libcopier.so", "include/copier.h"] {
+        assert!(prefix.join(f).exists(), "{f}");
+    }
+    write(&d, "t.c", PROG);
+    let out = ok(Command::new(prefix.join("bin/copiergen-cc"))
+        .current_dir(&d)
+        .env_remove("COPIERGEN_PLUGIN")
+        .env_remove("COPIER_LIB_DIR")
+        .env_remove("COPIER_INCLUDE_DIR")
+        .env("STUB_PLUGIN_LOG", d.join("plugin.log"))
+        .args(["--copier-verbose", "t.c", "-o", "t"]));
+    let shown = String::from_utf8_lossy(&out.stderr);
+    assert!(shown.contains(&format!("{}", prefix.join("lib/libcopier.a").display())), "{shown}");
+    assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
+    assert_eq!(plugin_log(&d), "t.c -\n");
+}
+
+/// Exit code and the one stderr line of a failing run.
+fn failure(c: &mut Command) -> (i32, String) {
+    let out = run(c);
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<_> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line expected: {err}");
+    (out.status.code().unwrap(), lines[0].to_owned())
+}
+
+#[test]
+fn errors_are_one_line_with_distinct_exit_codes() {
+    let d = scratch("errors");
+    write(&d, "t.c", PROG);
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["cc", "--copier-treshold=9", "-c", "t.c"]));
+    assert_eq!(code, 2);
+    assert!(msg.contains("--copier-threshold"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_PLUGIN", d.join("none.so")).args(["cc", "-c", "t.c"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("none.so") && msg.contains("COPIERGEN_PLUGIN"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIER_LIB_DIR", &d).args(["cc", "t.c"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("libcopier.a") && msg.contains("COPIER_LIB_DIR"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_CLANG", "clang-does-not-exist").args(["cc", "-c", "t.c"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("clang-does-not-exist") && msg.contains("COPIERGEN_CLANG"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_OPT", "opt-does-not-exist").args(["opt", "t.c", "-o", "x"]));
+    assert_eq!(code, 3, "{msg}");
+    write(&d, "bad.ll", "this is not IR\n");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "bad.ll", "-o", "x.bc"]));
+    assert_eq!(code, 4);
+    assert!(msg.contains("bad.ll") && msg.contains("not valid LLVM IR"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "missing.ll", "-o", "x.bc"]));
+    assert_eq!(code, 4);
+    assert!(msg.contains("missing.ll"), "{msg}");
+    let (code, _) = failure(cmd(COPIERGEN, &d).args(["frobnicate"]));
+    assert_eq!(code, 2);
+    // The compiler's own failure keeps its exit status and its diagnostics.
+    write(&d, "broken.c", "int main( {\n");
+    let out = run(cmd(COPIERGEN, &d).args(["cc", "-c", "broken.c"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken.c:1"));
+}
+
+#[test]
+fn help_documents_every_option() {
+    let d = scratch("help");
+    let top = stdout_of(cmd(COPIERGEN, &d).arg("--help"));
+    for s in ["cc", "c++", "opt", "cargo", "install", "COPIERGEN_PLUGIN", "COPIER_LIB_DIR", "COPIER_INCLUDE_DIR"] {
+        assert!(top.contains(s), "{s} missing: {top}");
+    }
+    let cc = stdout_of(cmd(COPIERGEN, &d).args(["help", "cc"]));
+    let ours = stdout_of(cmd(COPIERGEN, &d).args(["cc", "--copier-help"]));
+    for s in ["--copier-threshold", "--copier-no-rewrite", "--copier-remarks", "--copier-shared", "--sanitize"] {
+        assert!(cc.contains(s) && ours.contains(s), "{s}");
+    }
+    // `copiergen cc --help` is clang's help: a drop-in replacement.
+    assert!(stdout_of(cmd(COPIERGEN, &d).args(["cc", "--help"])).contains("OVERVIEW: clang LLVM compiler"));
+    assert!(stdout_of(cmd(COPIERGEN, &d).arg("--version")).starts_with("copiergen "));
+}
+
+#[test]
+fn cargo_rustflags_recipe_is_printed() {
+    let d = scratch("print");
+    let f = stdout_of(cmd(COPIERGEN, &d).args(["print", "rustflags"]));
+    assert!(f.contains("-Clinker-plugin-lto") && f.contains("--load-pass-plugin=") && f.contains("-fuse-ld=lld"), "{f}");
+    let p = stdout_of(cmd(COPIERGEN, &d).args(["print", "plugin"]));
+    assert_eq!(p.trim(), fixture().plugin.to_str().unwrap());
+}

@@ -1,0 +1,311 @@
+//! One struct per error kind, each with `print` (after compiler-rt's
+//! `asan_errors.h`). A report is:
+//!
+//! ```text
+//! ERROR: CopierSanitizer: <kind> on address 0x… (N bytes) in thread T…
+//! <ACCESS> of size N at 0x… thread T…          (access line)
+//!     #0 … (stack of the access)
+//! <description of the copy and which part of it is pending>
+//! copy #k submitted by thread T… here:
+//!     #0 … (stack of the submit)
+//! [Thread T… created by T… here: …]
+//! SUMMARY: CopierSanitizer: <kind> <file>:<line> in <function>
+//! Shadow bytes around the buggy address: …
+//! HINT: …
+//! ```
+
+use crate::stack::{self, Sym};
+use crate::tracker::Role;
+
+/// What the program did to the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Read the bytes.
+    Read,
+    /// Wrote the bytes.
+    Write,
+    /// Freed or unmapped the block.
+    Free,
+}
+
+/// A copy as it was when the error happened.
+#[derive(Clone, Debug)]
+pub struct CopySnapshot {
+    /// Copy number (submit order).
+    pub id: u64,
+    /// Destination start.
+    pub dst: usize,
+    /// Source start.
+    pub src: usize,
+    /// Length (bytes).
+    pub len: usize,
+    /// Submitting thread.
+    pub thread: u32,
+    /// Raw submit stack.
+    pub stack: Box<[usize]>,
+    /// Pending destination offsets.
+    pub pend_dst: Vec<(usize, usize)>,
+    /// Pending source offsets.
+    pub pend_src: Vec<(usize, usize)>,
+}
+
+/// Everything every kind reports.
+#[derive(Clone, Debug)]
+pub struct Common {
+    /// Start of the access (or of the freed block).
+    pub addr: usize,
+    /// Size of the access (bytes).
+    pub size: usize,
+    /// Thread of the access.
+    pub thread: u32,
+    /// Raw stack of the access.
+    pub stack: Box<[usize]>,
+    /// The libc function that made the access, if an interceptor saw it.
+    pub via: Option<&'static str>,
+    /// First byte of the access that is pending.
+    pub bad: usize,
+    /// Role of that byte in the culprit copy.
+    pub role: Role,
+    /// The copy that made the byte pending (the newest one if several).
+    pub copy: CopySnapshot,
+}
+
+/// Reading a pending destination.
+pub struct ReadBeforeCsync(pub Common);
+/// Writing a pending destination.
+pub struct WriteBeforeCsync(pub Common);
+/// Writing a pending source.
+pub struct SourceWriteBeforeCsync(pub Common);
+/// Freeing (free, realloc, munmap) memory a pending copy reads or writes.
+pub struct FreeBeforeCsync(pub Common);
+
+/// A printable error.
+pub trait ErrorReport {
+    /// The kebab-case bug kind of the first line.
+    fn kind(&self) -> &'static str;
+    /// The shared fields.
+    fn common(&self) -> &Common;
+    /// The access line (`READ of size 4 at 0x… thread T0`).
+    fn access_line(&self) -> String;
+}
+
+fn via(c: &Common) -> String {
+    c.via.map(|v| format!(" (in a call to {v})")).unwrap_or_default()
+}
+
+impl ErrorReport for ReadBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "read-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!("READ of size {} at {:#x} thread T{}{}", c.size, c.addr, c.thread, via(c))
+    }
+}
+
+impl ErrorReport for WriteBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "write-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!("WRITE of size {} at {:#x} thread T{}{}", c.size, c.addr, c.thread, via(c))
+    }
+}
+
+impl ErrorReport for SourceWriteBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "source-write-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!("WRITE of size {} at {:#x} thread T{} to the source of a pending copy{}", c.size, c.addr, c.thread, via(c))
+    }
+}
+
+impl ErrorReport for FreeBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "free-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!("FREE of {} bytes at {:#x} thread T{}{}", c.size, c.addr, c.thread, via(c))
+    }
+}
+
+/// Names of the runtime entry points a copy stack starts at.
+pub const SUBMIT_ENTRY_POINTS: &[&str] = &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit"];
+
+/// True for a function of the sanitizer itself (dropped from access stacks).
+pub fn is_sanitizer_frame(name: &str) -> bool {
+    name.starts_with("copier_san::")
+        || name.starts_with("<copier_san::")
+        || name.starts_with("__copier_san")
+        || name.starts_with("backtrace::")
+        || name.starts_with("<backtrace::")
+        || crate::interception::INTERCEPTED.contains(&name)
+}
+
+/// True for a function of the Copier runtime or the Rust standard library.
+fn is_runtime_frame(name: &str) -> bool {
+    is_sanitizer_frame(name)
+        || ["copier::", "<copier::", "copier_adapter::", "<copier_adapter::", "core::", "<core::", "std::", "<std::", "alloc::", "<alloc::"]
+            .iter()
+            .any(|p| name.starts_with(p))
+}
+
+/// The frames of an access stack after the sanitizer's own.
+pub fn access_frames(raw: &[usize], symbolize: bool) -> Vec<Sym> {
+    let syms = stack::symbolize(raw, symbolize);
+    let last_rt = syms.iter().rposition(|s| s.name.as_deref().is_some_and(is_sanitizer_frame));
+    match last_rt {
+        Some(i) => syms[i + 1..].to_vec(),
+        None => syms,
+    }
+}
+
+/// The frames of a submit stack, starting at the runtime entry point.
+pub fn copy_frames(raw: &[usize], symbolize: bool) -> Vec<Sym> {
+    let syms = stack::symbolize(raw, symbolize);
+    if let Some(i) = syms.iter().position(|s| s.physical && s.name.as_deref().is_some_and(|n| SUBMIT_ENTRY_POINTS.contains(&n))) {
+        // Keep the entry point, drop the runtime internals inlined into it.
+        let first = syms[..i].iter().rposition(|s| s.physical).map_or(0, |p| p + 1);
+        return syms[first.max(i)..].to_vec();
+    }
+    let first_user = syms.iter().position(|s| !s.name.as_deref().is_some_and(is_runtime_frame)).unwrap_or(0);
+    syms[first_user..].to_vec()
+}
+
+/// The frame the SUMMARY line names: the first with a source location.
+pub fn summary_frame(frames: &[Sym]) -> Option<&Sym> {
+    frames.iter().find(|s| s.file.is_some() && s.line.is_some()).or(frames.first())
+}
+
+fn ranges(base: usize, r: &[(usize, usize)]) -> String {
+    if r.is_empty() {
+        return "none".into();
+    }
+    let mut s = String::new();
+    for (k, &(i, j)) in r.iter().enumerate() {
+        if k == 6 {
+            s.push_str(&format!(" … ({} ranges)", r.len()));
+            break;
+        }
+        s.push_str(&format!("{}[{:#x}, {:#x}) (offsets {}..{})", if k > 0 { ", " } else { "" }, base + i, base + j, i, j));
+    }
+    s
+}
+
+/// The whole report as text.
+pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<String>) -> String {
+    let c = e.common();
+    let cp = &c.copy;
+    let mut s = format!(
+        "ERROR: CopierSanitizer: {} on address {:#x} ({} bytes) in thread T{}\n",
+        e.kind(),
+        c.addr,
+        c.size,
+        c.thread
+    );
+    s.push_str(&e.access_line());
+    s.push('\n');
+    s.push_str(&stack::format(access));
+    s.push('\n');
+    let entry = copy.first().and_then(|f| f.name.as_deref()).filter(|n| SUBMIT_ENTRY_POINTS.contains(n)).unwrap_or("copy");
+    let (what, base) = match c.role {
+        Role::Destination => ("destination", cp.dst),
+        Role::Source => ("source", cp.src),
+    };
+    s.push_str(&format!(
+        "{:#x} is located {} bytes inside the {} [{:#x}, {:#x}) of copy #{}: {}(dst={:#x}, src={:#x}, len={}), not yet synced.\n",
+        c.bad,
+        c.bad - base,
+        what,
+        base,
+        base + cp.len,
+        cp.id,
+        entry,
+        cp.dst,
+        cp.src,
+        cp.len
+    ));
+    s.push_str(&format!("  pending destination bytes: {}\n", ranges(cp.dst, &cp.pend_dst)));
+    s.push_str(&format!("  pending source bytes:      {}\n", ranges(cp.src, &cp.pend_src)));
+    s.push_str(&format!("\ncopy #{} submitted by thread T{} here:\n", cp.id, cp.thread));
+    s.push_str(&stack::format(copy));
+    for t in [c.thread, cp.thread] {
+        if t != 0 {
+            if let Some((parent, st)) = crate::thread::creation(t) {
+                let frames = access_frames(&st, crate::flags::get().symbolize);
+                s.push_str(&format!("\nThread T{t} created by T{parent} here:\n"));
+                s.push_str(&stack::format(&frames));
+            }
+        }
+        if cp.thread == c.thread {
+            break;
+        }
+    }
+    s.push('\n');
+    match summary_frame(access) {
+        Some(f) => {
+            let loc = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("{file}:{line}"),
+                _ => format!("({:#x})", f.ip),
+            };
+            s.push_str(&format!("SUMMARY: CopierSanitizer: {} {} in {}\n", e.kind(), loc, f.name.as_deref().unwrap_or("<unknown>")));
+        }
+        None => s.push_str(&format!("SUMMARY: CopierSanitizer: {}\n", e.kind())),
+    }
+    if let Some(sh) = shadow {
+        s.push_str(&sh);
+    }
+    let hint = match (e.kind(), c.role) {
+        (_, Role::Destination) => format!("csync({:#x}, {}) (or csync_all/copier_wait) before this access", c.addr, c.size),
+        (_, Role::Source) => format!("csync the source ({:#x}, {}) or the copy's destination before this access", c.addr, c.size),
+    };
+    s.push_str(&format!(
+        "HINT: {hint}; COPIER_OPTIONS=halt_on_error=0 continues after a report (each site once).\n"
+    ));
+    s
+}
+
+/// The shadow states of the bytes around `addr`, one character a byte
+/// (`.` clear, `d` pending destination, `s` pending source, `b` both).
+pub fn shadow_dump(addr: usize, size: usize) -> String {
+    use crate::mapping::{DST_BITS, SRC_BITS};
+    use crate::shadow::{state, RealShadow};
+    let row = 32usize;
+    let start = (addr & !(row - 1)).saturating_sub(row);
+    let mut s = String::from("Shadow bytes around the buggy address (one character per byte):\n");
+    for r in 0..4 {
+        let base = start + r * row;
+        let here = (base..base + row).contains(&addr);
+        s.push_str(&format!("{}{:#016x}: ", if here { "=>" } else { "  " }, base));
+        for a in base..base + row {
+            let st = state(&RealShadow, a);
+            let ch = match (st & DST_BITS != 0, st & SRC_BITS != 0) {
+                (false, false) => '.',
+                (true, false) => 'd',
+                (false, true) => 's',
+                (true, true) => 'b',
+            };
+            let inside = a >= addr && a < addr + size.max(1);
+            s.push(if inside { ch.to_ascii_uppercase() } else { ch });
+        }
+        s.push('\n');
+    }
+    s.push_str("Shadow legend: . clear  d pending destination  s pending source  b both  (upper case: bytes of this access)\n");
+    s
+}

@@ -1,0 +1,174 @@
+//! Run-time flags: one table of name, type, default and description (after
+//! compiler-rt's `asan_flags.inc`), parsed from `COPIER_OPTIONS`
+//! (`name=value` items separated by `:` or `,`).
+//!
+//! `COPIER_OPTIONS` is shared with the runtime: the runtime's own option
+//! names are accepted and ignored here; any other unknown name stops the
+//! program with a message that lists the sanitizer's flags.
+
+use std::sync::OnceLock;
+
+macro_rules! flags {
+    ($( $(#[doc = $doc:literal])* $name:ident : $ty:ident = $default:expr ;)*) => {
+        /// The sanitizer's flag values.
+        #[derive(Clone, Debug)]
+        pub struct Flags {
+            $( $(#[doc = $doc])* pub $name: $ty, )*
+        }
+
+        impl Default for Flags {
+            fn default() -> Self {
+                Self { $( $name: $default, )* }
+            }
+        }
+
+        /// `(name, type, default, description)` of every flag.
+        pub const TABLE: &[(&str, &str, &str, &str)] = &[
+            $( (stringify!($name), stringify!($ty), stringify!($default), concat!($($doc),*)) ),*
+        ];
+
+        impl Flags {
+            fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
+                match name {
+                    $( stringify!($name) => {
+                        self.$name = <$ty as FlagValue>::parse(value)
+                            .ok_or_else(|| format!("bad value '{value}' for flag '{name}' ({})", stringify!($ty)))?;
+                        Ok(true)
+                    } )*
+                    _ => Ok(false),
+                }
+            }
+        }
+    };
+}
+
+flags! {
+    /// Exit after the first report (1). With 0 the program goes on and each distinct site (kind, source line) is reported once.
+    halt_on_error: bool = true;
+    /// Exit status after a report when halt_on_error=1.
+    exitcode: i32 = 1;
+    /// Call abort() instead of _exit(exitcode) after a report (for a core dump).
+    abort_on_error: bool = false;
+    /// Frames of the submitting stack recorded per copy (0 records none; captured raw, symbolized only in a report).
+    copy_stack_depth: usize = 48;
+    /// Symbolize stacks (function, file:line) in reports; 0 prints raw addresses.
+    symbolize: bool = true;
+    /// Print the shadow bytes around the bad address in reports.
+    print_shadow: bool = true;
+    /// Check buffers passed to intercepted libc functions (free, memcpy, strlen, read, printf %s, ...).
+    intercept_libc: bool = true;
+    /// 1 prints the shadow layout and the flags at start.
+    verbosity: i32 = 0;
+}
+
+/// Parse a flag's textual value.
+trait FlagValue: Sized {
+    fn parse(s: &str) -> Option<Self>;
+}
+
+impl FlagValue for bool {
+    fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "1" | "true" | "yes" => Some(true),
+            "0" | "false" | "no" => Some(false),
+            _ => None,
+        }
+    }
+}
+
+impl FlagValue for i32 {
+    fn parse(s: &str) -> Option<Self> {
+        s.trim().parse().ok()
+    }
+}
+
+impl FlagValue for usize {
+    fn parse(s: &str) -> Option<Self> {
+        s.trim().parse().ok()
+    }
+}
+
+/// The runtime's own option names (libcopier's `COPIER_OPTIONS` table):
+/// accepted and left to the runtime.
+pub fn runtime_option_names() -> Vec<&'static str> {
+    crate::hooks::runtime_option_names()
+}
+
+/// Parse `spec` (a `COPIER_OPTIONS` value) over the defaults.
+///
+/// # Errors
+/// A message naming the first unknown flag (and listing the known ones) or
+/// the first malformed value.
+pub fn parse(spec: &str, runtime_names: &[&str]) -> Result<Flags, String> {
+    let mut f = Flags::default();
+    for item in spec.split([':', ',']).map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, value) = item.split_once('=').unwrap_or((item, "1"));
+        let name = name.trim();
+        if f.set(name, value)? || runtime_names.contains(&name) {
+            continue;
+        }
+        let known: Vec<&str> = TABLE.iter().map(|t| t.0).collect();
+        return Err(format!(
+            "unknown flag '{name}' in COPIER_OPTIONS; CopierSanitizer flags: {}; runtime options: {}",
+            known.join(" "),
+            runtime_names.join(" ")
+        ));
+    }
+    Ok(f)
+}
+
+static FLAGS: OnceLock<Flags> = OnceLock::new();
+
+/// The flags in force (defaults until [`crate::init`] has parsed the
+/// environment).
+pub fn get() -> &'static Flags {
+    FLAGS.get_or_init(Flags::default)
+}
+
+/// Parse `COPIER_OPTIONS` once; on a bad value print the message and exit 1
+/// (like ASan's flag parser).
+pub(crate) fn init_from_env() {
+    let spec = std::env::var("COPIER_OPTIONS").unwrap_or_default();
+    match parse(&spec, &runtime_option_names()) {
+        Ok(f) => {
+            let _ = FLAGS.set(f);
+        }
+        Err(msg) => {
+            crate::report::write_stderr(&format!("ERROR: CopierSanitizer: {msg}\n"));
+            // SAFETY: _exit is async-signal-safe and always valid to call.
+            unsafe { libc::_exit(1) };
+        }
+    }
+}
+
+/// The table as text, with the values in force (`verbosity=1`).
+pub fn describe(f: &Flags) -> String {
+    let mut s = format!("{f:?}\n");
+    for (name, ty, default, desc) in TABLE {
+        s.push_str(&format!("  {name:<18} {ty:<6} default {default:<6} {desc}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        let f = parse("halt_on_error=0:exitcode=23,threshold=4k", &["threshold"]).unwrap();
+        assert!(!f.halt_on_error);
+        assert_eq!(f.exitcode, 23);
+        let e = parse("halt_on_eror=0", &["threshold"]).unwrap_err();
+        assert!(e.contains("unknown flag 'halt_on_eror'") && e.contains("halt_on_error"), "{e}");
+        let e = parse("exitcode=x", &[]).unwrap_err();
+        assert!(e.contains("bad value 'x' for flag 'exitcode'"), "{e}");
+        assert!(parse("", &[]).unwrap().halt_on_error);
+    }
+
+    #[test]
+    fn table_lists_every_flag() {
+        assert_eq!(TABLE.len(), 8);
+        assert!(TABLE.iter().all(|t| !t.3.is_empty()));
+    }
+}

@@ -1,0 +1,81 @@
+//! The glue to libcopier: the sanitizer registers a `copier::hooks::Hooks`
+//! table, so every submit, sync and completion handler of the runtime drives
+//! the tracker (shadow state is driven by these program events only, never
+//! by when the service completes a copy).
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use copier::hooks::{set_hooks, Hooks};
+
+use crate::thread::{self, RuntimeGuard};
+use crate::{flags, stack, LIVE, TRACKER};
+
+static HOOKS: Hooks = Hooks {
+    on_submit: Some(on_submit),
+    on_sync: Some(on_sync),
+    on_sync_all: Some(on_sync_all),
+    on_handler_enter: Some(on_handler_enter),
+    on_handler_exit: Some(on_handler_exit),
+};
+
+/// Register the hooks with the runtime.
+pub fn register() {
+    set_hooks(&HOOKS);
+}
+
+fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
+    if len == 0 {
+        return;
+    }
+    let _g = RuntimeGuard::enter();
+    let stack = stack::capture(flags::get().copy_stack_depth);
+    let tid = thread::current();
+    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    t.submit(dst, src, len, flags, tid, stack);
+    LIVE.store(t.len(), Relaxed);
+}
+
+fn on_sync(addr: usize, len: usize) {
+    if LIVE.load(Relaxed) == 0 {
+        return;
+    }
+    let _g = RuntimeGuard::enter();
+    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    t.sync(addr, len);
+    LIVE.store(t.len(), Relaxed);
+}
+
+fn on_sync_all() {
+    if LIVE.load(Relaxed) == 0 {
+        return;
+    }
+    let _g = RuntimeGuard::enter();
+    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    t.sync_all();
+    LIVE.store(t.len(), Relaxed);
+}
+
+fn on_handler_enter(dst: usize, src: usize, len: usize) {
+    thread::handler_enter(dst, src, len);
+}
+
+fn on_handler_exit() {
+    thread::handler_exit();
+}
+
+/// The runtime's own `COPIER_OPTIONS` names (accepted, left to it).
+pub fn runtime_option_names() -> Vec<&'static str> {
+    vec![
+        "segment_size",
+        "threshold",
+        "queue_depth",
+        "stats",
+        "service",
+        "absorb",
+        "lazy_window_us",
+        "max_round_bytes",
+        "poll_us",
+        "nt_threshold",
+        "exec_batch",
+    ]
+}

@@ -1,0 +1,125 @@
+//! The named ABI between the instrumentation pass and this runtime (after
+//! compiler-rt's `asan_interface.inc`): one prefix, the access kind and size
+//! in each name, a `_noabort` variant of each check, and a version-check
+//! symbol the pass's module constructor calls, so a module instrumented for
+//! another ABI version fails to link instead of misbehaving.
+//!
+//! The pass (`passes/src/sanitizer.rs`) keeps the same names as constants
+//! atop the pass; `scripts/tests.d/40-sanitizer.sh` diffs [`SYMBOLS`]
+//! against the symbols `libcopier_san.a` defines.
+//!
+//! Contract of a check entry point: the pass calls it only after its inline
+//! fast path found a nonzero shadow word covering the access; the entry
+//! point checks exactly the bytes of the access and reports if one is
+//! pending (a read meets a pending destination; a write meets a pending
+//! destination or source). `_noabort` variants never halt the program.
+
+use crate::errors::Access;
+use crate::report::check;
+
+/// Prefix of every ABI symbol.
+pub const PREFIX: &str = "__copier_san_";
+/// ABI version; part of [`VERSION_CHECK`].
+pub const ABI_VERSION: u32 = 1;
+/// Called by every instrumented module's constructor.
+pub const VERSION_CHECK: &str = "__copier_san_version_mismatch_check_v1";
+/// Initializes the runtime (idempotent); called by module constructors.
+pub const INIT: &str = "__copier_san_init";
+
+/// Every symbol of the ABI.
+pub const SYMBOLS: &[&str] = &[
+    "__copier_san_init",
+    "__copier_san_version_mismatch_check_v1",
+    "__copier_san_load1",
+    "__copier_san_load2",
+    "__copier_san_load4",
+    "__copier_san_load8",
+    "__copier_san_load16",
+    "__copier_san_loadN",
+    "__copier_san_store1",
+    "__copier_san_store2",
+    "__copier_san_store4",
+    "__copier_san_store8",
+    "__copier_san_store16",
+    "__copier_san_storeN",
+    "__copier_san_load1_noabort",
+    "__copier_san_load2_noabort",
+    "__copier_san_load4_noabort",
+    "__copier_san_load8_noabort",
+    "__copier_san_load16_noabort",
+    "__copier_san_loadN_noabort",
+    "__copier_san_store1_noabort",
+    "__copier_san_store2_noabort",
+    "__copier_san_store4_noabort",
+    "__copier_san_store8_noabort",
+    "__copier_san_store16_noabort",
+    "__copier_san_storeN_noabort",
+];
+
+/// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.
+#[no_mangle]
+pub extern "C" fn __copier_san_init() {
+    crate::init();
+}
+
+/// Exists only to be linked: a module instrumented for ABI version 1 calls
+/// it from its constructor.
+#[no_mangle]
+pub extern "C" fn __copier_san_version_mismatch_check_v1() {}
+
+macro_rules! sized_checks {
+    ($($n:literal: $load:ident $store:ident $load_na:ident $store_na:ident;)*) => {$(
+        #[doc = concat!("Check a ", $n, "-byte read at `addr`.")]
+        #[no_mangle]
+        pub extern "C" fn $load(addr: usize) {
+            check(addr, $n, Access::Read, None, false);
+        }
+        #[doc = concat!("Check a ", $n, "-byte write at `addr`.")]
+        #[no_mangle]
+        pub extern "C" fn $store(addr: usize) {
+            check(addr, $n, Access::Write, None, false);
+        }
+        #[doc = concat!("Check a ", $n, "-byte read at `addr`; never halts.")]
+        #[no_mangle]
+        pub extern "C" fn $load_na(addr: usize) {
+            check(addr, $n, Access::Read, None, true);
+        }
+        #[doc = concat!("Check a ", $n, "-byte write at `addr`; never halts.")]
+        #[no_mangle]
+        pub extern "C" fn $store_na(addr: usize) {
+            check(addr, $n, Access::Write, None, true);
+        }
+    )*};
+}
+
+sized_checks! {
+    1: __copier_san_load1 __copier_san_store1 __copier_san_load1_noabort __copier_san_store1_noabort;
+    2: __copier_san_load2 __copier_san_store2 __copier_san_load2_noabort __copier_san_store2_noabort;
+    4: __copier_san_load4 __copier_san_store4 __copier_san_load4_noabort __copier_san_store4_noabort;
+    8: __copier_san_load8 __copier_san_store8 __copier_san_load8_noabort __copier_san_store8_noabort;
+    16: __copier_san_load16 __copier_san_store16 __copier_san_load16_noabort __copier_san_store16_noabort;
+}
+
+/// Check a read of `size` bytes at `addr` (memory intrinsics, odd sizes).
+#[no_mangle]
+pub extern "C" fn __copier_san_loadN(addr: usize, size: usize) {
+    check(addr, size, Access::Read, None, false);
+}
+
+/// Check a write of `size` bytes at `addr`.
+#[no_mangle]
+pub extern "C" fn __copier_san_storeN(addr: usize, size: usize) {
+    check(addr, size, Access::Write, None, false);
+}
+
+/// As [`__copier_san_loadN`]; never halts.
+#[no_mangle]
+pub extern "C" fn __copier_san_loadN_noabort(addr: usize, size: usize) {
+    check(addr, size, Access::Read, None, true);
+}
+
+/// As [`__copier_san_storeN`]; never halts.
+#[no_mangle]
+pub extern "C" fn __copier_san_storeN_noabort(addr: usize, size: usize) {
+    check(addr, size, Access::Write, None, true);
+}

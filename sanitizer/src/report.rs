@@ -1,0 +1,164 @@
+//! Checks and reports: the lock-free check every instrumented access and
+//! interceptor runs, and the slow path that finds the culprit copy, prints
+//! the report and halts (or, with `halt_on_error=0`, reports each distinct
+//! site once and goes on).
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Mutex;
+
+use crate::errors::{self, Access, Common, CopySnapshot, ErrorReport};
+use crate::mapping::DST_BITS;
+use crate::shadow::{self, RealShadow, ALL_BITS};
+use crate::thread::{self, RuntimeGuard};
+use crate::tracker::Role;
+use crate::{flags, stack, LIVE, TRACKER};
+
+/// Write `s` to stderr with `write(2)` (no buffering, no allocation, no lock
+/// that a crashing thread might hold).
+pub fn write_stderr(s: &str) {
+    let mut b = s.as_bytes();
+    while !b.is_empty() {
+        // SAFETY: b is a valid readable slice.
+        let n = unsafe { libc::write(2, b.as_ptr().cast(), b.len()) };
+        if n <= 0 {
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        b = &b[n as usize..];
+    }
+}
+
+/// Shadow bits an access of this kind must not meet.
+#[inline(always)]
+fn forbidden(access: Access) -> u8 {
+    match access {
+        Access::Read => DST_BITS,
+        Access::Write | Access::Free => ALL_BITS,
+    }
+}
+
+/// Check `[addr, addr + len)` for `access`. Lock-free unless a byte is
+/// pending. `via` names the intercepted libc function, if any; `recover`
+/// (the `_noabort` entry points) never halts.
+#[inline(always)]
+pub fn check(addr: usize, len: usize, access: Access, via: Option<&'static str>, recover: bool) {
+    if len == 0 || LIVE.load(Relaxed) == 0 || thread::in_runtime() {
+        return;
+    }
+    if shadow::any(&RealShadow, addr, len, forbidden(access)) {
+        slow(addr, len, access, via, recover);
+    }
+}
+
+/// True if the check would find a pending byte (used by interceptors that
+/// must decide before calling through, e.g. `free`).
+#[inline(always)]
+pub fn would_report(addr: usize, len: usize, access: Access) -> bool {
+    len != 0 && LIVE.load(Relaxed) != 0 && !thread::in_runtime() && shadow::any(&RealShadow, addr, len, forbidden(access))
+}
+
+#[cold]
+#[inline(never)]
+fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, recover: bool) {
+    let _g = RuntimeGuard::enter();
+    let handlers = thread::handlers();
+    let found = {
+        let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+        let own = |c: &crate::tracker::PendingCopy| handlers.iter().any(|&(d, s, n)| c.dst == d && c.src == s && c.len == n);
+        // Inside a completion handler its own copy is complete: a free there
+        // gives the copy's bytes back (e.g. a handler that frees the source).
+        if access == Access::Free && !handlers.is_empty() {
+            loop {
+                let hit = t
+                    .culprit(Role::Destination, addr, len, |c| own(c))
+                    .or_else(|| t.culprit(Role::Source, addr, len, |c| own(c)))
+                    .map(|(c, _)| c.id);
+                match hit {
+                    Some(id) => t.release_copy(id, addr, len),
+                    None => break,
+                }
+            }
+            LIVE.store(t.len(), Relaxed);
+        }
+        let not_own = |c: &crate::tracker::PendingCopy| !own(c);
+        let hit = match access {
+            Access::Read => t.culprit(Role::Destination, addr, len, not_own).map(|h| (h, Role::Destination)),
+            Access::Write | Access::Free => t
+                .culprit(Role::Destination, addr, len, not_own)
+                .map(|h| (h, Role::Destination))
+                .or_else(|| t.culprit(Role::Source, addr, len, not_own).map(|h| (h, Role::Source))),
+        };
+        hit.map(|((c, bad), role)| {
+            (
+                CopySnapshot {
+                    id: c.id,
+                    dst: c.dst,
+                    src: c.src,
+                    len: c.len,
+                    thread: c.thread,
+                    stack: c.stack.clone(),
+                    pend_dst: c.pend_dst.iter().collect(),
+                    pend_src: c.pend_src.iter().collect(),
+                },
+                bad,
+                role,
+            )
+        })
+    };
+    let Some((copy, bad, role)) = found else { return };
+    let common = Common { addr, size: len, thread: thread::current(), stack: stack::capture(64), via, bad, role, copy };
+    let e: Box<dyn ErrorReport> = match (access, role) {
+        (Access::Read, _) => Box::new(errors::ReadBeforeCsync(common)),
+        (Access::Write, Role::Destination) => Box::new(errors::WriteBeforeCsync(common)),
+        (Access::Write, Role::Source) => Box::new(errors::SourceWriteBeforeCsync(common)),
+        (Access::Free, _) => Box::new(errors::FreeBeforeCsync(common)),
+    };
+    emit(&*e, recover);
+}
+
+struct Seen {
+    stacks: HashSet<(&'static str, [usize; 4])>,
+    sites: HashSet<(&'static str, String)>,
+}
+
+static REPORTS: Mutex<Option<Seen>> = Mutex::new(None);
+
+/// Print a report (one at a time) and halt unless recovering. With
+/// `halt_on_error=0`, a site (kind and source line of the access) already
+/// reported is skipped.
+fn emit(e: &dyn ErrorReport, recover: bool) {
+    let f = flags::get();
+    let halt = f.halt_on_error && !recover;
+    let mut g = REPORTS.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = g.get_or_insert_with(|| Seen { stacks: HashSet::new(), sites: HashSet::new() });
+    let c = e.common();
+    let mut key = [0usize; 4];
+    for (k, ip) in key.iter_mut().zip(c.stack.iter().skip(2)) {
+        *k = *ip;
+    }
+    if !halt && !seen.stacks.insert((e.kind(), key)) {
+        return;
+    }
+    let access = errors::access_frames(&c.stack, f.symbolize);
+    let site = errors::summary_frame(&access)
+        .map(|s| format!("{}:{}:{}", s.file.as_deref().unwrap_or("?"), s.line.unwrap_or(0), s.name.as_deref().unwrap_or("?")))
+        .unwrap_or_default();
+    if !halt && !seen.sites.insert((e.kind(), site)) {
+        return;
+    }
+    let copy = errors::copy_frames(&c.copy.stack, f.symbolize);
+    let dump = f.print_shadow.then(|| errors::shadow_dump(c.bad, 1));
+    write_stderr(&errors::render(e, &access, &copy, dump));
+    if halt {
+        if f.abort_on_error {
+            // SAFETY: abort has no preconditions.
+            unsafe { libc::abort() };
+        }
+        // SAFETY: _exit has no preconditions; it skips atexit handlers, which
+        // might touch the pending buffers again.
+        unsafe { libc::_exit(f.exitcode) };
+    }
+}

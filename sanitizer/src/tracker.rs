@@ -1,0 +1,496 @@
+//! The tracker: the set of pending copies and the shadow state machine.
+//!
+//! # Semantics (DESIGN.md "Semantics the whole system keeps")
+//! The shadow is driven only by program events, never by whether the service
+//! happened to finish a copy, so a report does not depend on timing:
+//!
+//! - **submit** `(dst, src, len)` (amemcpy, amemmove, lazy, handler and
+//!   low-level submits, including copies the runtime runs inline): every byte
+//!   of `[dst, dst+len)` becomes a *pending destination* (no read, no write)
+//!   and every byte of `[src, src+len)` a *pending source* (no write, no
+//!   free). A submit itself is never an error: a copy may read a pending
+//!   destination or write a pending source or destination of an earlier copy,
+//!   because the runtime orders dependent copies (RAW/WAR/WAW).
+//! - **sync** `[a, a+n)` (`csync`, `copier_wait` with the descriptor's range,
+//!   `csync_ready_end`): the runtime's contract is that csync returns when no
+//!   earlier copy still writes or reads any byte of the range. So afterwards
+//!   no byte of the range is pending, in either role, for any copy. In
+//!   addition, a destination byte `dst+i` that is synced means that byte of
+//!   the copy is complete, so the copy has read `src+i`: the source byte
+//!   `src+i` of that copy stops being pending too (a copy's byte i is only
+//!   ever produced from its source byte i). Hence `csync(dst, n); free(src)`
+//!   is correct, while `csync(src, n)` releases only the source.
+//! - **sync all** (`csync_all`): nothing is pending any more.
+//! - A copy leaves the tracker when none of its destination bytes is pending
+//!   (its pending source bytes are always a subset of its pending destination
+//!   bytes, by the rule above).
+//!
+//! A byte's shadow bits are the union over pending copies: it is a pending
+//! destination if some copy still has it as a pending destination byte, and a
+//! pending source likewise; one byte can be both (a copy reading what an
+//! earlier copy writes). Every change recomputes the affected bytes from the
+//! copies, so two copies reading one source keep it pending until both are
+//! released.
+
+use std::collections::BTreeMap;
+
+use crate::mapping::{DST_BITS, SRC_BITS};
+use crate::ranges::RangeSet;
+use crate::shadow::{self, ShadowMem, ALL_BITS};
+
+/// One pending copy.
+#[derive(Debug)]
+pub struct PendingCopy {
+    /// Sequence number (1, 2, …) in submit order, printed as `copy #id`.
+    pub id: u64,
+    /// Destination start address.
+    pub dst: usize,
+    /// Source start address.
+    pub src: usize,
+    /// Length in bytes.
+    pub len: usize,
+    /// Submit flags (`COPIER_LAZY`, `COPIER_MOVE`, …) as the runtime passed them.
+    pub flags: u32,
+    /// Sanitizer thread id (`T<n>`) of the submitting thread.
+    pub thread: u32,
+    /// Raw return addresses at submit, innermost first; symbolized only when
+    /// a report prints them.
+    pub stack: Box<[usize]>,
+    /// Offsets `[i, j)` of the destination still pending.
+    pub pend_dst: RangeSet,
+    /// Offsets of the source still pending (a subset of `pend_dst`).
+    pub pend_src: RangeSet,
+}
+
+/// Which role of a copy a byte has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The byte is in the copy's destination.
+    Destination,
+    /// The byte is in the copy's source.
+    Source,
+}
+
+/// Pending copies indexed by start address, and the shadow they imply.
+pub struct Tracker<S: ShadowMem> {
+    /// The shadow this tracker keeps in step.
+    pub shadow: S,
+    copies: BTreeMap<u64, PendingCopy>,
+    by_dst: BTreeMap<(usize, u64), usize>,
+    by_src: BTreeMap<(usize, u64), usize>,
+    /// Longest `len` of any copy inserted since the tracker was last empty:
+    /// bounds the backward scan of an overlap query.
+    max_len: usize,
+    next_id: u64,
+}
+
+impl<S: ShadowMem> Tracker<S> {
+    /// An empty tracker over `shadow` (which must be all clear).
+    pub const fn new(shadow: S) -> Self {
+        Self { shadow, copies: BTreeMap::new(), by_dst: BTreeMap::new(), by_src: BTreeMap::new(), max_len: 0, next_id: 1 }
+    }
+
+    /// Number of pending copies.
+    pub fn len(&self) -> usize {
+        self.copies.len()
+    }
+
+    /// True if no copy is pending (then the shadow is all clear).
+    pub fn is_empty(&self) -> bool {
+        self.copies.is_empty()
+    }
+
+    /// A pending copy by id.
+    pub fn get(&self, id: u64) -> Option<&PendingCopy> {
+        self.copies.get(&id)
+    }
+
+    /// Record a submitted copy and mark its bytes. Returns its id, or `None`
+    /// for `len == 0` or ranges without shadow (not application memory).
+    pub fn submit(&mut self, dst: usize, src: usize, len: usize, flags: u32, thread: u32, stack: Box<[usize]>) -> Option<u64> {
+        if len == 0 || !self.shadow.covers(dst, len) || !self.shadow.covers(src, len) {
+            return None;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.max_len = self.max_len.max(len);
+        self.by_dst.insert((dst, id), dst + len);
+        self.by_src.insert((src, id), src + len);
+        self.copies.insert(
+            id,
+            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len) },
+        );
+        shadow::set(&self.shadow, dst, len, DST_BITS);
+        shadow::set(&self.shadow, src, len, SRC_BITS);
+        Some(id)
+    }
+
+    /// Ids of copies whose destination (`Role::Destination`) or source
+    /// overlaps `[a, b)`, ascending.
+    fn overlapping(&self, role: Role, a: usize, b: usize) -> Vec<u64> {
+        let index = match role {
+            Role::Destination => &self.by_dst,
+            Role::Source => &self.by_src,
+        };
+        let lo = a.saturating_sub(self.max_len);
+        let mut ids: Vec<u64> = index.range((lo, 0)..(b, 0)).filter(|(_, &end)| end > a).map(|(&(_, id), _)| id).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The program synced `[addr, addr + len)`.
+    pub fn sync(&mut self, addr: usize, len: usize) {
+        if len == 0 || self.copies.is_empty() {
+            return;
+        }
+        let end = addr.saturating_add(len);
+        let mut ids = self.overlapping(Role::Destination, addr, end);
+        ids.extend(self.overlapping(Role::Source, addr, end));
+        ids.sort_unstable();
+        ids.dedup();
+        let mut refresh_src = Vec::new();
+        for id in ids {
+            self.release_in(id, addr, end, &mut refresh_src);
+        }
+        // No copy has a pending byte in [addr, end) any more.
+        let (a, l) = self.clip(addr, end);
+        shadow::clear(&self.shadow, a, l, ALL_BITS);
+        for (a, b) in refresh_src {
+            self.refresh(a, b, SRC_BITS);
+        }
+    }
+
+    /// Release copy `id`'s pending bytes in `[addr, addr + len)` only (a
+    /// completion handler freeing its own copy's buffer).
+    pub fn release_copy(&mut self, id: u64, addr: usize, len: usize) {
+        let end = addr.saturating_add(len);
+        let Some(c) = self.copies.get(&id) else { return };
+        let (d, s, n) = (c.dst, c.src, c.len);
+        let mut refresh_src = Vec::new();
+        self.release_in(id, addr, end, &mut refresh_src);
+        if let Some((a, b)) = intersect(addr, end, d, d + n) {
+            self.refresh(a, b, ALL_BITS);
+        }
+        if let Some((a, b)) = intersect(addr, end, s, s + n) {
+            self.refresh(a, b, ALL_BITS);
+        }
+        for (a, b) in refresh_src {
+            self.refresh(a, b, SRC_BITS);
+        }
+    }
+
+    /// Remove `[addr, end)` from copy `id`'s pending bytes; push the source
+    /// ranges released through synced destination bytes onto `refresh_src`.
+    fn release_in(&mut self, id: u64, addr: usize, end: usize, refresh_src: &mut Vec<(usize, usize)>) {
+        let Some(c) = self.copies.get_mut(&id) else { return };
+        if let Some((a, b)) = intersect(addr, end, c.dst, c.dst + c.len) {
+            for (i, j) in c.pend_dst.remove(a - c.dst, b - c.dst) {
+                for (k, l) in c.pend_src.remove(i, j) {
+                    refresh_src.push((c.src + k, c.src + l));
+                }
+            }
+        }
+        if let Some((a, b)) = intersect(addr, end, c.src, c.src + c.len) {
+            c.pend_src.remove(a - c.src, b - c.src);
+        }
+        if c.pend_dst.is_empty() {
+            debug_assert!(c.pend_src.is_empty());
+            let (d, s) = (c.dst, c.src);
+            self.copies.remove(&id);
+            self.by_dst.remove(&(d, id));
+            self.by_src.remove(&(s, id));
+            if self.copies.is_empty() {
+                self.max_len = 0;
+            }
+        }
+    }
+
+    /// Recompute the `mask` bits of `[a, b)` from the pending copies: clear
+    /// the bits of bytes no pending copy still holds in that role. Bits are
+    /// only ever cleared here, never set, so a lock-free reader never sees a
+    /// pending byte flicker to clear and back.
+    fn refresh(&mut self, a: usize, b: usize, mask: u8) {
+        for (role, bits) in [(Role::Destination, DST_BITS), (Role::Source, SRC_BITS)] {
+            if mask & bits == 0 {
+                continue;
+            }
+            let mut held: Vec<(usize, usize)> = Vec::new();
+            for id in self.overlapping(role, a, b) {
+                let c = &self.copies[&id];
+                let (base, set) = match role {
+                    Role::Destination => (c.dst, &c.pend_dst),
+                    Role::Source => (c.src, &c.pend_src),
+                };
+                for (i, j) in set.iter() {
+                    if let Some(r) = intersect(a, b, base + i, base + j) {
+                        held.push(r);
+                    }
+                }
+            }
+            held.sort_unstable();
+            let mut at = a;
+            for (s, e) in held {
+                if s > at {
+                    shadow::clear(&self.shadow, at, s - at, bits);
+                }
+                at = at.max(e);
+            }
+            if at < b {
+                shadow::clear(&self.shadow, at, b - at, bits);
+            }
+        }
+    }
+
+    /// The program synced everything.
+    pub fn sync_all(&mut self) {
+        for c in self.copies.values() {
+            shadow::clear(&self.shadow, c.dst, c.len, ALL_BITS);
+            shadow::clear(&self.shadow, c.src, c.len, ALL_BITS);
+        }
+        self.copies.clear();
+        self.by_dst.clear();
+        self.by_src.clear();
+        self.max_len = 0;
+    }
+
+    /// The newest copy accepted by `keep` that holds a byte of
+    /// `[addr, addr + len)` pending in `role`, with the first such byte.
+    pub fn culprit(&self, role: Role, addr: usize, len: usize, keep: impl Fn(&PendingCopy) -> bool) -> Option<(&PendingCopy, usize)> {
+        let end = addr.saturating_add(len);
+        let mut best: Option<(&PendingCopy, usize)> = None;
+        for id in self.overlapping(role, addr, end) {
+            let c = &self.copies[&id];
+            if !keep(c) {
+                continue;
+            }
+            let (base, set) = match role {
+                Role::Destination => (c.dst, &c.pend_dst),
+                Role::Source => (c.src, &c.pend_src),
+            };
+            let hit = set.iter().find_map(|(i, j)| intersect(addr, end, base + i, base + j).map(|(s, _)| s));
+            if let Some(h) = hit {
+                if best.is_none_or(|(b, _)| c.id > b.id) {
+                    best = Some((c, h));
+                }
+            }
+        }
+        best
+    }
+
+    /// True if copying `n` bytes from `src` to `dst` is (part of) the
+    /// execution of a pending copy: `[dst, dst+n)` lies in the destination
+    /// of a pending copy `c` at offset `k`, and `src` is `c`'s source at the
+    /// same offset, or, through copy absorption, the source of an earlier
+    /// pending copy whose destination holds `c`'s source bytes (followed up
+    /// to 8 links). The runtime's engines execute copies with memcpy, so the
+    /// interceptors must not report these writes.
+    pub fn is_execution(&self, dst: usize, src: usize, n: usize) -> bool {
+        let Some(end) = dst.checked_add(n) else { return false };
+        for id in self.overlapping(Role::Destination, dst, end) {
+            let c = &self.copies[&id];
+            if dst < c.dst || end > c.dst + c.len {
+                continue;
+            }
+            let mut cur = c.src + (dst - c.dst);
+            let mut newer = c.id;
+            for _ in 0..8 {
+                if cur == src {
+                    return true;
+                }
+                let prev = self
+                    .overlapping(Role::Destination, cur, cur + n)
+                    .into_iter()
+                    .rev()
+                    .map(|i| &self.copies[&i])
+                    .find(|a| a.id < newer && cur >= a.dst && cur + n <= a.dst + a.len);
+                match prev {
+                    Some(a) => {
+                        cur = a.src + (cur - a.dst);
+                        newer = a.id;
+                    }
+                    None => break,
+                }
+            }
+        }
+        false
+    }
+
+    /// The newest pending copy with exactly these parameters (a completion
+    /// handler's copy).
+    pub fn find_exact(&self, dst: usize, src: usize, len: usize) -> Option<u64> {
+        self.copies.values().rev().find(|c| c.dst == dst && c.src == src && c.len == len).map(|c| c.id)
+    }
+
+    /// `[a, end)` clipped to shadowed memory, as (start, len).
+    fn clip(&self, a: usize, end: usize) -> (usize, usize) {
+        if end > a && self.shadow.covers(a, end - a) {
+            (a, end - a)
+        } else {
+            (a, 0)
+        }
+    }
+}
+
+/// `[a, b) ∩ [c, d)` if not empty.
+pub fn intersect(a: usize, b: usize, c: usize, d: usize) -> Option<(usize, usize)> {
+    let (s, e) = (a.max(c), b.min(d));
+    (s < e).then_some((s, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shadow::{state, TestShadow};
+    use proptest::prelude::*;
+
+    const BASE: usize = 0x10_000;
+    const ARENA: usize = 256;
+
+    /// The model: every copy as byte arrays of pending flags.
+    #[derive(Clone)]
+    struct ModelCopy {
+        dst: usize,
+        src: usize,
+        pd: Vec<bool>,
+        ps: Vec<bool>,
+    }
+
+    fn model_state(copies: &[ModelCopy], x: usize) -> u8 {
+        let mut s = 0;
+        for c in copies {
+            if x >= c.dst && x < c.dst + c.pd.len() && c.pd[x - c.dst] {
+                s |= DST_BITS;
+            }
+            if x >= c.src && x < c.src + c.ps.len() && c.ps[x - c.src] {
+                s |= SRC_BITS;
+            }
+        }
+        s
+    }
+
+    /// Apply a sync of `[a, a+n)` to one model copy.
+    fn model_sync(c: &mut ModelCopy, a: usize, n: usize) {
+        for i in 0..c.pd.len() {
+            if (a..a + n).contains(&(c.dst + i)) && c.pd[i] {
+                c.pd[i] = false;
+                c.ps[i] = false; // synced destination byte i: source byte i was read
+            }
+            if (a..a + n).contains(&(c.src + i)) {
+                c.ps[i] = false;
+            }
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Submit { dst: usize, src: usize, len: usize },
+        Sync { at: usize, len: usize },
+        SyncAll,
+        Release { which: usize, at: usize, len: usize },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0..ARENA, 0..ARENA, 0usize..64).prop_map(|(d, s, l)| Op::Submit { dst: d, src: s, len: l }),
+            4 => (0..ARENA, 0usize..80).prop_map(|(a, l)| Op::Sync { at: a, len: l }),
+            1 => Just(Op::SyncAll),
+            1 => (0usize..8, 0..ARENA, 0usize..64).prop_map(|(w, a, l)| Op::Release { which: w, at: a, len: l }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        /// After every event, each byte's shadow bits equal the model's
+        /// (byte-level map of pending destination/source states), and the
+        /// tracker holds exactly the copies the model still has pending.
+        #[test]
+        fn shadow_matches_model(ops in prop::collection::vec(op(), 1..40)) {
+            let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+            let mut model: Vec<(u64, ModelCopy)> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Submit { dst, src, len } => {
+                        let (dst, src) = (BASE + dst, BASE + src);
+                        if let Some(id) = t.submit(dst, src, len, 0, 0, Box::new([])) {
+                            model.push((id, ModelCopy { dst, src, pd: vec![true; len], ps: vec![true; len] }));
+                        } else {
+                            prop_assert_eq!(len, 0);
+                        }
+                    }
+                    Op::Sync { at, len } => {
+                        t.sync(BASE + at, len);
+                        for (_, c) in model.iter_mut() { model_sync(c, BASE + at, len); }
+                    }
+                    Op::SyncAll => { t.sync_all(); model.clear(); }
+                    Op::Release { which, at, len } => {
+                        if !model.is_empty() {
+                            let k = which % model.len();
+                            t.release_copy(model[k].0, BASE + at, len);
+                            model_sync(&mut model[k].1, BASE + at, len);
+                        }
+                    }
+                }
+                model.retain(|(_, c)| c.pd.iter().any(|&b| b));
+                let cs: Vec<ModelCopy> = model.iter().map(|(_, c)| c.clone()).collect();
+                for x in BASE..BASE + 2 * ARENA {
+                    prop_assert_eq!(state(&t.shadow, x), model_state(&cs, x), "byte {:#x}", x);
+                }
+                prop_assert_eq!(t.len(), model.len());
+                for (id, c) in &model {
+                    let tc = t.get(*id).expect("copy pending in the model is in the tracker");
+                    for i in 0..c.pd.len() {
+                        prop_assert_eq!(tc.pend_dst.contains(i), c.pd[i]);
+                        prop_assert_eq!(tc.pend_src.contains(i), c.ps[i]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn execution_of_pending_copy() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        t.submit(BASE + 100, BASE, 50, 0, 0, Box::new([])).unwrap(); // A: [100,150) <- [0,50)
+        t.submit(BASE + 200, BASE + 110, 30, 0, 0, Box::new([])).unwrap(); // B: [200,230) <- [110,140)
+        assert!(t.is_execution(BASE + 100, BASE, 50));
+        assert!(t.is_execution(BASE + 120, BASE + 20, 10), "a segment of A");
+        assert!(t.is_execution(BASE + 205, BASE + 115, 8), "a segment of B");
+        assert!(t.is_execution(BASE + 205, BASE + 15, 8), "B absorbed from A's source");
+        assert!(!t.is_execution(BASE + 120, BASE + 21, 10), "offset mismatch");
+        assert!(!t.is_execution(BASE + 140, BASE + 40, 20), "runs past A's destination");
+    }
+
+    #[test]
+    fn two_readers_keep_source_pending() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        let (s, d1, d2) = (BASE, BASE + 64, BASE + 128);
+        t.submit(d1, s, 32, 0, 0, Box::new([])).unwrap();
+        t.submit(d2, s, 32, 0, 0, Box::new([])).unwrap();
+        t.sync(d1, 32);
+        assert_eq!(state(&t.shadow, s), SRC_BITS, "second copy still reads the source");
+        t.sync(d2, 32);
+        assert_eq!(state(&t.shadow, s), 0);
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn source_sync_keeps_destination() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        t.submit(BASE + 100, BASE, 10, 0, 0, Box::new([])).unwrap();
+        t.sync(BASE, 10);
+        assert_eq!(state(&t.shadow, BASE), 0);
+        assert_eq!(state(&t.shadow, BASE + 100), DST_BITS);
+        assert_eq!(t.culprit(Role::Destination, BASE + 105, 1, |_| true).map(|(c, a)| (c.id, a)), Some((1, BASE + 105)));
+    }
+
+    #[test]
+    fn chained_copy_byte_is_both() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        t.submit(BASE + 50, BASE, 20, 0, 0, Box::new([])).unwrap(); // A: [50,70) <- [0,20)
+        t.submit(BASE + 100, BASE + 60, 20, 0, 0, Box::new([])).unwrap(); // B reads A's pending dst
+        assert_eq!(state(&t.shadow, BASE + 65), DST_BITS | SRC_BITS);
+        t.sync(BASE + 100, 20); // B complete: [60,80) no longer B's source
+        assert_eq!(state(&t.shadow, BASE + 65), DST_BITS);
+        assert_eq!(state(&t.shadow, BASE + 75), 0);
+    }
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# copiergen end to end: C, C++, Rust and example programs built with and
+# without the pass print the same output and their large copies go
+# asynchronous (testsuite/e2e/run.sh). Budget: 2 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. testsuite/lib/common.sh
+skip_stage_unless_ready 50-copiergen-e2e
+bash testsuite/e2e/run.sh

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# End-to-end programs built with and without CopierGen must print the same
+# output, and the CopierGen build must have sent its large copies to the
+# copy service (COPIER_STATS=1: tasks > 0).
+#
+#   testsuite/e2e/run.sh
+#
+# Programs: testsuite/e2e/c/*.c, testsuite/e2e/cpp/*.cc, examples/copy_parse.c
+# (on dpkg's status file), the Rust crate testsuite/e2e/rust (through
+# `copiergen cargo`), and every testsuite/e2e/regressions/*.c (minimised
+# differential-test failures; built with --copier-threshold=1 so every copy
+# is rewritten, at -O0 and -O2). The baseline of each is the same build with
+# --copier-no-rewrite (same flags, same libcopier, no pass).
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+need_built
+
+OUT="$COPIER_ROOT/testsuite/out/e2e"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+E2E="$COPIER_ROOT/testsuite/e2e"
+passed=0
+failed=0
+
+# check NAME EXPECT_ASYNC BASE_BIN CG_BIN [ARGS...]: run both, compare stdout,
+# and when EXPECT_ASYNC=1 require that the CopierGen build ran copies on the service.
+check() {
+  local name=$1 expect_async=$2 base=$3 cg=$4
+  shift 4
+  local ok=1 why=""
+  COPIER_STATS=1 "$base" "$@" >"$OUT/$name.base.out" 2>"$OUT/$name.base.err" || { ok=0; why="baseline exited $?"; }
+  COPIER_STATS=1 "$cg" "$@" >"$OUT/$name.cg.out" 2>"$OUT/$name.cg.err" || { ok=0; why="copiergen build exited $?"; }
+  if [ $ok = 1 ] && ! cmp -s "$OUT/$name.base.out" "$OUT/$name.cg.out"; then
+    ok=0
+    why="outputs differ: $(diff "$OUT/$name.base.out" "$OUT/$name.cg.out" | head -4 | tr '\n' ' ')"
+  fi
+  local procs tasks inline bytes
+  read -r procs tasks inline bytes < <(sum_copier_stats "$OUT/$name.cg.err")
+  if [ $ok = 1 ] && [ "$procs" -eq 0 ]; then
+    ok=0
+    why="no COPIER_STATS line from the copiergen build (is libcopier linked?)"
+  fi
+  if [ $ok = 1 ] && [ "$expect_async" = 1 ] && [ "$tasks" -eq 0 ]; then
+    ok=0
+    why="no copy went asynchronous (COPIER_STATS: $(grep -ao 'copier: tasks=.*' "$OUT/$name.cg.err" | head -1))"
+  fi
+  if [ $ok = 1 ]; then
+    passed=$((passed + 1))
+    echo "e2e $name: ok, same output; async tasks=$tasks inline=$inline"
+  else
+    failed=$((failed + 1))
+    echo "e2e $name: FAILED: $why"
+    tail -5 "$OUT/$name.cg.err" | sed 's/^/    /'
+  fi
+}
+
+# build_c NAME COMPILER FLAGS... -- SOURCES...: base and copiergen builds of NAME.
+build() {
+  local name=$1 driver=$2
+  shift 2
+  "$COPIERGEN" "$driver" --copier-no-rewrite "$@" -o "$OUT/$name.base" 2>"$OUT/$name.base.build"
+  # (lld prints LTO remarks on stdout, clang on stderr)
+  "$COPIERGEN" "$driver" --copier-remarks "$@" -o "$OUT/$name.cg" >"$OUT/$name.cg.build" 2>&1 ||
+    { cat "$OUT/$name.cg.build"; return 1; }
+  read -r rw cs ms < <(count_remarks "$OUT/$name.cg.build")
+  echo "e2e $name: built; pass rewrote $rw copies, placed $cs csyncs, left $ms synchronous"
+}
+
+for src in "$E2E"/c/*.c; do
+  n=$(basename "$src" .c)
+  for opt in -O0 -O2; do
+    build "c-$n$opt" cc "$opt" -g -Wall -pthread "$src"
+    check "c-$n$opt" 1 "$OUT/c-$n$opt.base" "$OUT/c-$n$opt.cg"
+  done
+done
+build "c-ringbuf-lto" cc -O2 -g -flto -pthread "$E2E/c/ringbuf.c"
+check "c-ringbuf-lto" 1 "$OUT/c-ringbuf-lto.base" "$OUT/c-ringbuf-lto.cg"
+
+for src in "$E2E"/cpp/*.cc; do
+  n=$(basename "$src" .cc)
+  for opt in -O0 -O2; do
+    build "cpp-$n$opt" c++ "$opt" -g -Wall "$src"
+    check "cpp-$n$opt" 1 "$OUT/cpp-$n$opt.base" "$OUT/cpp-$n$opt.cg"
+  done
+done
+
+build example-copy_parse cc -O2 -Wall "$COPIER_ROOT/examples/copy_parse.c"
+check example-copy_parse 1 "$OUT/example-copy_parse.base" "$OUT/example-copy_parse.cg" /var/lib/dpkg/status 2
+
+# Rust: the crate builds twice, into separate target dirs.
+for mode in base cg; do
+  flag=--copier-remarks
+  [ $mode = cg ] || flag=--copier-no-rewrite
+  (cd "$E2E/rust" && CARGO_TARGET_DIR="$OUT/rust-$mode" "$COPIERGEN" cargo build --release --locked -q $flag) \
+    >"$OUT/rust.$mode.build" 2>&1 || { cat "$OUT/rust.$mode.build"; exit 1; }
+done
+echo "e2e rust: built with copiergen cargo"
+check rust 1 "$OUT/rust-base/x86_64-unknown-linux-gnu/release/copier-e2e-rust" \
+  "$OUT/rust-cg/x86_64-unknown-linux-gnu/release/copier-e2e-rust"
+
+# Regressions: every copy rewritten (threshold 1); async not required (many are small).
+shopt -s nullglob
+for src in "$E2E"/regressions/*.c; do
+  n=$(basename "$src" .c)
+  for opt in -O0 -O2; do
+    flags=("$opt" -w -I/usr/include/csmith)
+    "$COPIERGEN" cc --copier-no-rewrite "${flags[@]}" "$src" -o "$OUT/reg-$n$opt.base"
+    "$COPIERGEN" cc --copier-threshold=1 "${flags[@]}" "$src" -o "$OUT/reg-$n$opt.cg"
+    check "reg-$n$opt" 0 "$OUT/reg-$n$opt.base" "$OUT/reg-$n$opt.cg"
+  done
+done
+
+echo "e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
