@@ -15,7 +15,7 @@ input=/var/lib/dpkg/status
 
 echo "== copiergen: building examples/copy_parse.c with the pass"
 echo "   target/release/copiergen cc -O2 --copier-remarks examples/copy_parse.c -o $out/copy_parse"
-"$COPIERGEN" cc -O2 --copier-remarks examples/copy_parse.c -o "$out/copy_parse" 2>"$out/remarks.log"
+"$COPIERGEN" cc -O2 --copier-remarks examples/copy_parse.c -o "$out/copy_parse" >"$out/remarks.log" 2>&1
 grep -E 'remark: .*\[-Rpass(-missed)?=copiergen\]' "$out/remarks.log" | sed 's|^.*examples/|   examples/|' | head -12 || true
 read -r rewritten csyncs missed < <(count_remarks "$out/remarks.log")
 echo "   pass: $rewritten copies rewritten to amemcpy, $csyncs csyncs placed, $missed copies left synchronous"
