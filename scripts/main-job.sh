@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 . scripts/env.sh
 cargo build --release --locked
-echo "main job: not written yet" >&2
+bash scripts/main-job-compiler.sh

@@ -85,8 +85,9 @@ pub fn run(args: &[OsString], opts: &CopierOpts) -> Error {
     let mut cmd = Command::new(&cargo);
     cmd.args(with_target(args, std::env::var_os("CARGO_BUILD_TARGET").is_some()));
     cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f")).env_remove("RUSTFLAGS");
-    if let Some(t) = opts.threshold {
-        cmd.env(plugin_env::THRESHOLD, t.to_string());
+    // lld parses -mllvm before it loads plugins: options go through the env.
+    if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
+        cmd.env(plugin_env::OPTIONS, v);
     }
     if opts.verbose {
         eprintln!("CARGO_ENCODED_RUSTFLAGS={:?} {}", flags.join(" "), crate::show_command(&cmd));

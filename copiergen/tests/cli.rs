@@ -158,7 +158,11 @@ fn ir_output_and_opt_run_the_pass() {
     ok(cmd(COPIERGEN, &d).args(["opt", "t.ll", "-o", "t.bc"]));
     ok(cmd(COPIERGEN, &d).args(["opt", "t.bc", "-S", "-o", "t2.ll", "--copier-threshold=1"]));
     assert!(std::fs::read(d.join("t.bc")).unwrap().starts_with(b"BC"));
-    assert_eq!(plugin_log(&d), "t.c -\nt.ll -\nt.bc 1\n");
+    // A pipe is not read ahead (that would take bytes away from opt).
+    let ll = std::fs::File::open(d.join("t.ll")).unwrap();
+    ok(cmd(COPIERGEN, &d).args(["opt", "/dev/stdin", "-o", "t3.bc"]).stdin(ll));
+    assert!(std::fs::read(d.join("t3.bc")).unwrap().starts_with(b"BC"));
+    assert_eq!(plugin_log(&d), "t.c -\nt.ll -\nt.bc 1\n/dev/stdin -\n");
 }
 
 #[test]

@@ -1,1 +1,35 @@
-//! Copier's service side. PLACEHOLDER: filled by the runtime work (issue 2).
+//! Copier's service side (DESIGN.md "kernel-adapter"): copy queues,
+//! descriptors, the dependency tracker with copy absorption and lazy-copy
+//! dropping, the scheduler, the copy engines and fault handling, hosted by an
+//! in-process service thread.
+//!
+//! `libcopier` (crate `copier`) is the client library on top: it exposes the
+//! C ABI and the safe Rust API and calls [`service`].
+//!
+//! Module map: [`ring`] (per-thread copy queue), [`desc`] (segment
+//! completion protocol), [`tracker`] (dependencies, absorption, lazy drop),
+//! [`service`] (clients, executors, service thread, csync), [`engine`]
+//! (CPU copy engines), [`fault`] (recovering faults of asynchronous copies),
+//! [`config`] (`COPIER_OPTIONS`), [`stats`] (`COPIER_STATS`), [`hooks`]
+//! (sanitizer callbacks), [`sys`] (futex, clock).
+
+pub(crate) mod primitive;
+pub mod desc;
+pub mod ring;
+
+#[cfg(not(loom))]
+pub mod config;
+#[cfg(not(loom))]
+pub mod engine;
+#[cfg(not(loom))]
+pub mod fault;
+#[cfg(not(loom))]
+pub mod hooks;
+#[cfg(not(loom))]
+pub mod service;
+#[cfg(not(loom))]
+pub mod stats;
+#[cfg(not(loom))]
+pub mod sys;
+#[cfg(not(loom))]
+pub mod tracker;

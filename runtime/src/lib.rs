@@ -1,70 +1,101 @@
-//! libcopier: the client library of Copier.
+//! libcopier: asynchronous memory copy as a service (DESIGN.md; the SOSP'25
+//! Copier article). `amemcpy` submits a copy and returns at once; `csync`
+//! waits only for the bytes about to be touched.
 //!
-//! PLACEHOLDER: this first cut executes every copy synchronously so that the
-//! pass plugin, the sanitizer and the tools can link against the final C ABI
-//! while the service (kernel-adapter) is built. The C surface below is the
-//! contract; its implementation is replaced by the asynchronous one.
+//! * C ABI: [`capi`] (header `runtime/include/copier.h`, `copier.pc`).
+//! * Safe Rust API: [`scope`] / [`Scope::copy`] / [`Pending::sync`].
+//! * Options: `COPIER_OPTIONS=segment_size=4k:threshold=16k:stats=1`
+//!   ([`options`]), `COPIER_STATS=1` prints [`stats`] at exit.
+//! * Sanitizer hooks: [`hooks::set_hooks`].
+//!
+//! The service itself (queues, tracker, engines) is the `copier-adapter`
+//! crate.
 
-use core::ffi::c_void;
+pub mod capi;
+mod scope;
 
-pub mod hooks;
+pub use scope::{scope, Pending, Scope};
 
-/// Completion handler: called once with its argument after the copy completes.
-pub type CopierHandlerFn = Option<unsafe extern "C" fn(arg: *mut c_void)>;
-
-/// Submit an asynchronous copy of `n` bytes from `src` to `dst` (non-overlapping,
-/// as `memcpy`) and return `dst` at once.
-///
-/// # Safety
-/// As `memcpy`: both ranges valid for `n` bytes and not overlapping. The
-/// caller must `csync` a range before accessing the destination or writing or
-/// freeing the source.
-#[no_mangle]
-pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
-    if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
-        f(dst as usize, src as usize, n, 0);
-    }
-    // SAFETY: the caller upholds memcpy's contract.
-    unsafe { core::ptr::copy(src as *const u8, dst as *mut u8, n) };
-    dst
+/// Sanitizer hooks (see the brief's shared contract).
+pub mod hooks {
+    pub use copier_adapter::hooks::{active, get, set_hooks, Hooks};
 }
 
-/// As [`amemcpy`], but the ranges may overlap (as `memmove`).
-///
-/// # Safety
-/// As `memmove`.
-#[no_mangle]
-pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
-    if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
-        f(dst as usize, src as usize, n, 0);
-    }
-    // SAFETY: the caller upholds memmove's contract.
-    unsafe { core::ptr::copy(src as *const u8, dst as *mut u8, n) };
-    dst
+/// Run-time options (`COPIER_OPTIONS`).
+pub mod options {
+    pub use copier_adapter::config::{apply, set, OptionError, TABLE};
 }
 
-/// Wait until no earlier copy writes or reads any byte of `[addr, addr + n)`.
-#[no_mangle]
-pub extern "C" fn csync(addr: *const c_void, n: usize) {
-    if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
-        f(addr as usize, n);
-    }
+/// Counters (`COPIER_STATS`).
+pub mod stats {
+    pub use copier_adapter::stats::{snapshot, Snapshot};
 }
 
-/// Wait for every copy submitted before the call.
-#[no_mangle]
-pub extern "C" fn csync_all() {
-    if let Some(f) = hooks::get().and_then(|h| h.on_sync_all) {
-        f();
+/// Test and diagnostic helpers (not part of the C ABI).
+pub mod testing {
+    pub use copier_adapter::engine::engine_name;
+    pub use copier_adapter::service::{debug_pending, index_len, kill_service, nothing_pending, quiesce, service_running};
+}
+
+use core::sync::atomic::{AtomicBool, Ordering};
+
+static INITED: AtomicBool = AtomicBool::new(false);
+
+/// Load options and register the exit and fork handlers (once). Called by
+/// the `.init_array` constructor and, in case a static link dropped it, by
+/// every submit path (one relaxed load).
+#[inline(always)]
+pub fn ensure_init() {
+    if !INITED.load(Ordering::Relaxed) {
+        init_slow();
     }
 }
 
-/// Wait like [`csync`], then return an end address `>= addr + n` such that no
-/// pending copy writes or reads `[addr, end)`.
-#[no_mangle]
-pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
-    if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
-        f(addr as usize, n);
+#[cold]
+fn init_slow() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        copier_adapter::config::load_env();
+        // SAFETY: registering plain extern "C" callbacks.
+        unsafe {
+            libc::atexit(at_exit);
+            libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
+        }
+        INITED.store(true, Ordering::Release);
+    });
+}
+
+extern "C" fn at_exit() {
+    // pending copies complete before the process goes away
+    copier_adapter::service::csync_all();
+    if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 {
+        copier_adapter::stats::print_line();
     }
-    (addr as usize).wrapping_add(n) as *const c_void
+}
+
+extern "C" fn fork_prepare() {
+    copier_adapter::service::fork_prepare();
+}
+extern "C" fn fork_parent() {
+    copier_adapter::service::fork_parent();
+}
+extern "C" fn fork_child() {
+    copier_adapter::service::fork_child();
+}
+
+extern "C" fn ctor() {
+    ensure_init();
+}
+
+#[used]
+#[link_section = ".init_array"]
+static CTOR: extern "C" fn() = ctor;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn flags_match_the_shared_abi() {
+        assert_eq!(crate::capi::COPIER_LAZY, copier_abi::COPIER_LAZY);
+        assert_eq!(crate::capi::COPIER_MOVE, copier_abi::COPIER_MOVE);
+    }
 }

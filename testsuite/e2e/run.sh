@@ -59,7 +59,8 @@ build() {
   local name=$1 driver=$2
   shift 2
   "$COPIERGEN" "$driver" --copier-no-rewrite "$@" -o "$OUT/$name.base" 2>"$OUT/$name.base.build"
-  "$COPIERGEN" "$driver" --copier-remarks "$@" -o "$OUT/$name.cg" 2>"$OUT/$name.cg.build" ||
+  # (lld prints LTO remarks on stdout, clang on stderr)
+  "$COPIERGEN" "$driver" --copier-remarks "$@" -o "$OUT/$name.cg" >"$OUT/$name.cg.build" 2>&1 ||
     { cat "$OUT/$name.cg.build"; return 1; }
   read -r rw cs ms < <(count_remarks "$OUT/$name.cg.build")
   echo "e2e $name: built; pass rewrote $rw copies, placed $cs csyncs, left $ms synchronous"
@@ -72,7 +73,7 @@ for src in "$E2E"/c/*.c; do
     check "c-$n$opt" 1 "$OUT/c-$n$opt.base" "$OUT/c-$n$opt.cg"
   done
 done
-build "c-ringbuf-lto" cc -O2 -flto -pthread "$E2E/c/ringbuf.c"
+build "c-ringbuf-lto" cc -O2 -g -flto -pthread "$E2E/c/ringbuf.c"
 check "c-ringbuf-lto" 1 "$OUT/c-ringbuf-lto.base" "$OUT/c-ringbuf-lto.cg"
 
 for src in "$E2E"/cpp/*.cc; do

@@ -3,8 +3,9 @@
 #
 # Counting contract:
 #  - rewritten copies: remarks of pass `copiergen` printed by `copiergen cc
-#    --copier-remarks` (clang's -Rpass=copiergen), one per rewritten call;
-#    remarks that report a csync are counted apart. Identical remarks from
+#    --copier-remarks` (clang's -Rpass=copiergen): "<copy> ... rewritten to
+#    amemcpy|amemmove", one per rewritten call; remarks that place a csync
+#    (or csync_ready_end) are counted apart, -Rpass-missed ones as missed. Identical remarks from
 #    the same source position (a file compiled twice, e.g. PIC and non-PIC)
 #    count once.
 #  - copies that went asynchronous at run time: libcopier's COPIER_STATS=1
@@ -23,11 +24,17 @@ need_built() {
 }
 
 # count_remarks LOG...: prints "<rewritten> <csyncs> <missed>" from build logs.
+# Reads clang's remarks ("file:l:c: remark: ... [-Rpass=copiergen]") and
+# lld's at LTO links ("file:l:c: ..." with no tag: lld prints -pass-remarks
+# output untagged, so its missed remarks cannot be told apart and are not
+# counted). Without -g every location is <unknown>:0:0 and identical remarks
+# collapse: build with -g for exact counts.
 count_remarks() {
-  cat "$@" 2>/dev/null | tr -d '\r' | { grep -E 'remark: .*\[-Rpass(-missed)?=copiergen\]' || true; } | sort -u | awk '
+  cat "$@" 2>/dev/null | tr -d '\r' | { grep -aE '^[^ ]*:[0-9]+:[0-9]+: ' || true; } | sort -u | awk '
     /\[-Rpass-missed=copiergen\]/ { missed++; next }
-    /csync/ { csyncs++; next }
-    { rewritten++ }
+    / rewritten to amem(cpy|move)/ { rewritten++; next }
+    /\[-Rpass=copiergen\]/ && /csync/ { csyncs++; next }
+    /^[^ ]*:[0-9]+:[0-9]+: (windowed )?csync/ { csyncs++ }
     END { printf "%d %d %d\n", rewritten, csyncs, missed }'
 }
 
@@ -54,7 +61,8 @@ pieces_missing() {
   fi
   local d
   d=$(mktemp -d)
-  printf 'int main(void) { return 0; }\n' >"$d/t.c"
+  # Referencing a symbol pulls libcopier.a's service into the link.
+  printf 'void csync_all(void);\nint main(void) { csync_all(); return 0; }\n' >"$d/t.c"
   if ! "$COPIERGEN" cc --copier-no-rewrite "$d/t.c" -o "$d/t" 2>/dev/null; then
     echo "copiergen cannot link a trivial program"
   elif ! COPIER_STATS=1 "$d/t" 2>&1 | grep -q 'copier: tasks='; then

@@ -35,3 +35,10 @@ pub mod symbols {
     /// loop so later iterations that stay inside it skip the call.
     pub const CSYNC_READY_END: &str = "csync_ready_end";
 }
+
+/// `copier_submit` flag: lazy copy (lowest priority; runs only when a `csync`
+/// or a dependent copy needs it or its time window expires; dropped when its
+/// destination is fully overwritten first).
+pub const COPIER_LAZY: u32 = 1;
+/// `copier_submit` flag: the ranges may overlap (`memmove` semantics).
+pub const COPIER_MOVE: u32 = 2;

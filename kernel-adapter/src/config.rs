@@ -1,0 +1,172 @@
+//! Run-time options: one table of name, default and help (after ASan's
+//! `asan_flags.inc`), read from `COPIER_OPTIONS=name=value:name=value` and
+//! `COPIER_STATS=1` when the library loads, and settable from Rust.
+//!
+//! Sizes accept a `k`, `m` or `g` suffix (binary units). Unknown names or
+//! malformed values are reported on stderr and ignored.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+macro_rules! options {
+    ($( $(#[doc = $doc:literal])* $name:ident : $default:expr, $kind:ident ;)*) => {
+        /// Current option values (bytes, counts, µs or 0/1 flags).
+        #[allow(non_upper_case_globals, missing_docs)]
+        pub mod values {
+            use core::sync::atomic::AtomicUsize;
+            $( $(#[doc = $doc])* pub static $name: AtomicUsize = AtomicUsize::new($default); )*
+        }
+        /// `(name, default, kind, help)` for every option.
+        pub const TABLE: &[(&str, usize, &str, &str)] = &[
+            $( (stringify!($name), $default, stringify!($kind), concat!($($doc),*)) ),*
+        ];
+        fn slot(name: &str) -> Option<(&'static AtomicUsize, &'static str)> {
+            match name {
+                $( stringify!($name) => Some((&values::$name, stringify!($kind))), )*
+                _ => None,
+            }
+        }
+    };
+}
+
+options! {
+    /// Segment size in bytes (power of two, 64..=1 MiB): the unit of completion tracking and of `csync` waits.
+    segment_size: copier_abi::DEFAULT_SEGMENT_SIZE, size;
+    /// Copies shorter than this many bytes run inline on the caller.
+    threshold: copier_abi::DEFAULT_THRESHOLD, size;
+    /// Outstanding asynchronous copies per thread; a full queue falls back to a synchronous copy.
+    queue_depth: 256, count;
+    /// 1: print the counters line to stderr at exit.
+    stats: 0, flag;
+    /// 0: no service thread; every copy is synchronous.
+    service: 1, flag;
+    /// 0: queue copies but start no service thread; they run on the threads that wait for them (deterministic; for tests).
+    spawn: 1, flag;
+    /// 0: disable copy absorption.
+    absorb: 1, flag;
+    /// A lazy copy nobody needs runs after this many microseconds.
+    lazy_window_us: 2000, count;
+    /// Most bytes the service copies for one client before it looks at the others (fairness round).
+    max_round_bytes: 1 << 20, size;
+    /// Microseconds the idle service keeps polling before it parks (NAPI-style).
+    poll_us: 50, count;
+    /// Copies at least this long use non-temporal stores.
+    nt_threshold: 12 << 20, size;
+    /// Segments an executor claims and copies at once.
+    exec_batch: 4, count;
+}
+
+/// Read an option.
+#[inline(always)]
+pub fn get(v: &AtomicUsize) -> usize {
+    v.load(Ordering::Relaxed)
+}
+
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, mul) = match s.as_bytes().last()? {
+        b'k' | b'K' => (&s[..s.len() - 1], 1usize << 10),
+        b'm' | b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'g' | b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<usize>().ok()?.checked_mul(mul)
+}
+
+/// Error of [`set`]: names the option and the offending value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionError {
+    /// No option has this name.
+    Unknown(String),
+    /// The value does not parse or is out of range for the option.
+    BadValue(String, String),
+}
+
+impl core::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            OptionError::Unknown(n) => {
+                write!(f, "unknown option '{n}' (known:")?;
+                for (name, ..) in TABLE {
+                    write!(f, " {name}")?;
+                }
+                write!(f, ")")
+            }
+            OptionError::BadValue(n, v) => write!(f, "bad value '{v}' for option '{n}'"),
+        }
+    }
+}
+
+/// Set one option by name from its textual value.
+///
+/// # Errors
+/// [`OptionError`] for an unknown name, a malformed value, or a segment size
+/// that is not a power of two in 64..=1 MiB.
+pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
+    let (slot, kind) = slot(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
+    let bad = || OptionError::BadValue(name.to_string(), value.to_string());
+    let v = match kind {
+        "flag" => match value.trim() {
+            "0" | "false" | "no" => 0,
+            "1" | "true" | "yes" => 1,
+            _ => return Err(bad()),
+        },
+        _ => parse_size(value).ok_or_else(bad)?,
+    };
+    if name == "segment_size" && (!v.is_power_of_two() || !(64..=1 << 20).contains(&v)) {
+        return Err(bad());
+    }
+    if name == "queue_depth" && !(2..=1 << 16).contains(&v) {
+        return Err(bad());
+    }
+    slot.store(v, Ordering::Relaxed);
+    if name == "nt_threshold" {
+        crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Apply a `COPIER_OPTIONS`-style string (`a=1:b=2`, `,` also separates).
+/// Returns the errors (already applied entries stay applied).
+pub fn apply(spec: &str) -> Vec<OptionError> {
+    let mut errs = Vec::new();
+    for item in spec.split([':', ',']).filter(|s| !s.trim().is_empty()) {
+        let (n, v) = item.split_once('=').unwrap_or((item, "1"));
+        if let Err(e) = set(n.trim(), v) {
+            errs.push(e);
+        }
+    }
+    errs
+}
+
+/// Read `COPIER_OPTIONS` and `COPIER_STATS` from the environment; report bad
+/// entries on stderr.
+pub fn load_env() {
+    if let Ok(spec) = std::env::var("COPIER_OPTIONS") {
+        for e in apply(&spec) {
+            eprintln!("copier: COPIER_OPTIONS: {e}; ignored");
+        }
+    }
+    if let Ok(v) = std::env::var("COPIER_STATS") {
+        if let Err(e) = set("stats", &v) {
+            eprintln!("copier: COPIER_STATS: {e}; ignored");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_errors() {
+        assert_eq!(parse_size("4k"), Some(4096));
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("x"), None);
+        let errs = apply("lazy_window_us=7:bogus=1:segment_size=3000");
+        assert_eq!(get(&values::lazy_window_us), 7);
+        assert_eq!(errs.len(), 2);
+        assert!(errs[0].to_string().contains("unknown option 'bogus'"));
+        assert!(errs[1].to_string().contains("segment_size"));
+        assert!(apply("lazy_window_us=2000").is_empty());
+    }
+}

@@ -1,0 +1,134 @@
+//! Fault handling for copies executed off the caller's thread (DESIGN.md
+//! "proactive fault handling"; article §"主动故障处理": an unrecoverable fault
+//! is reported to the client exactly as the synchronous copy would have
+//! faulted).
+//!
+//! The executors copy with `engine::copy_recoverable`. This module installs a
+//! SIGSEGV/SIGBUS handler (`SA_SIGINFO | SA_ONSTACK | SA_NODEFER`) that, when
+//! the faulting instruction lies inside the recoverable routines, redirects
+//! the saved RIP to their fixup (the kernel's exception-table scheme). Every
+//! other fault is chained to the handler that was installed before ours; if
+//! that was the default action, the default is restored and the instruction
+//! re-executes, so the process dies with the faulting thread's own stack,
+//! exactly as without Copier.
+//!
+//! The task whose copy faulted is marked `FAULTED`; the thread that waits on
+//! it (`csync`, `csync_all`, `copier_wait`, the exit drain) re-executes the
+//! copy with a plain copy on its own thread.
+
+use core::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
+
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+static INSTALL: Once = Once::new();
+static mut OLD_SEGV: core::mem::MaybeUninit<libc::sigaction> = core::mem::MaybeUninit::zeroed();
+static mut OLD_BUS: core::mem::MaybeUninit<libc::sigaction> = core::mem::MaybeUninit::zeroed();
+
+/// True once the handler is installed (executors may then use recoverable
+/// copies; before that they use plain ones).
+pub fn installed() -> bool {
+    INSTALLED.load(Ordering::Acquire)
+}
+
+/// Install the handler once (idempotent, thread-safe).
+pub fn install() {
+    INSTALL.call_once(|| {
+        // SAFETY: sigaction with a zeroed struct, our handler, and storage for
+        // the old action that is written once here before INSTALLED is set
+        // (the handler reads it only after INSTALLED).
+        unsafe {
+            let mut sa: libc::sigaction = core::mem::zeroed();
+            sa.sa_sigaction = handler as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;
+            libc::sigemptyset(&mut sa.sa_mask);
+            let ok1 = libc::sigaction(libc::SIGSEGV, &sa, (&raw mut OLD_SEGV).cast()) == 0;
+            let ok2 = libc::sigaction(libc::SIGBUS, &sa, (&raw mut OLD_BUS).cast()) == 0;
+            if ok1 && ok2 {
+                INSTALLED.store(true, Ordering::Release);
+            }
+        }
+    });
+}
+
+#[cfg(target_arch = "x86_64")]
+fn try_fixup(ctx: *mut libc::c_void) -> bool {
+    if ctx.is_null() {
+        return false;
+    }
+    let (begin, end, fixup) = crate::engine::arch::x86_64::recover::ranges();
+    // SAFETY: the kernel passes a valid ucontext_t for SA_SIGINFO handlers.
+    unsafe {
+        let uc = ctx as *mut libc::ucontext_t;
+        let rip = &mut (*uc).uc_mcontext.gregs[libc::REG_RIP as usize];
+        let ip = *rip as usize;
+        if ip >= begin && ip < end && ip != fixup {
+            *rip = fixup as i64;
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn try_fixup(_ctx: *mut libc::c_void) -> bool {
+    false
+}
+
+extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    if try_fixup(ctx) {
+        return;
+    }
+    // Not ours: chain to the previous handler.
+    // SAFETY: OLD_* were written before INSTALLED; signal handlers may call
+    // sigaction (async-signal-safe).
+    unsafe {
+        let old = if sig == libc::SIGBUS { (&raw const OLD_BUS).cast::<libc::sigaction>() } else { (&raw const OLD_SEGV).cast::<libc::sigaction>() };
+        let h = (*old).sa_sigaction;
+        if h == libc::SIG_DFL || h == libc::SIG_IGN {
+            // restore the default and return: the instruction faults again and
+            // the kernel applies the default action on this thread.
+            let mut sa: libc::sigaction = core::mem::zeroed();
+            sa.sa_sigaction = libc::SIG_DFL;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, core::ptr::null_mut());
+        } else if (*old).sa_flags & libc::SA_SIGINFO != 0 {
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = core::mem::transmute(h);
+            f(sig, info, ctx);
+        } else {
+            let f: extern "C" fn(libc::c_int) = core::mem::transmute(h);
+            f(sig);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A recoverable copy from an unmapped page returns `Err(Fault)` instead
+    /// of killing the test process; a good copy still succeeds.
+    #[test]
+    fn recoverable_copy_survives_bad_source() {
+        super::install();
+        assert!(super::installed());
+        let mut dst = vec![0u8; 8192];
+        // SAFETY: mmap a PROT_NONE page: any access faults.
+        let bad = unsafe {
+            libc::mmap(core::ptr::null_mut(), 4096, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+        };
+        assert_ne!(bad, libc::MAP_FAILED);
+        // SAFETY: dst is valid; the source faults and is recovered.
+        let r = unsafe { crate::engine::copy_recoverable(dst.as_mut_ptr(), bad as *const u8, 4096) };
+        assert_eq!(r, Err(crate::engine::Fault));
+        let src = vec![7u8; 8192];
+        // SAFETY: valid disjoint buffers.
+        let r = unsafe { crate::engine::copy_recoverable(dst.as_mut_ptr(), src.as_ptr(), 8192) };
+        assert_eq!(r, Ok(()));
+        assert_eq!(dst, src);
+        crate::engine::NT_THRESHOLD.store(1024, core::sync::atomic::Ordering::Relaxed);
+        // SAFETY: as above, through the non-temporal routine.
+        let r = unsafe { crate::engine::copy_recoverable(dst.as_mut_ptr(), bad as *const u8, 4096) };
+        crate::engine::NT_THRESHOLD.store(12 << 20, core::sync::atomic::Ordering::Relaxed);
+        assert_eq!(r, Err(crate::engine::Fault));
+        // SAFETY: unmapping our own mapping.
+        unsafe { libc::munmap(bad, 4096) };
+    }
+}

@@ -1,0 +1,1178 @@
+//! The in-process copy service: clients and their copy queues, the tracker
+//! lock, executors (service thread and helping `csync` callers), the service
+//! thread's scheduling loop, and the `csync` family.
+//!
+//! # Paths
+//! * **submit** (`amemcpy`): hooks; below the threshold, or when the service
+//!   is unavailable or the queue full, a synchronous copy after waiting for
+//!   pending conflicting copies; otherwise the caller fills the next slot of
+//!   its own ring and publishes it — no lock, no shared counter. A parked
+//!   service thread is woken (one futex call, only when it sleeps).
+//! * **ingest**: the tracker-lock holder (service thread, or a `csync` caller
+//!   that drains every ring first so it sees every earlier submission) moves
+//!   published tasks into the tracker (`tracker::Tracker::ingest`).
+//! * **execute**: executors claim segments (`desc`), check their edges, copy,
+//!   and mark them done; the completer of the last segment retires the task
+//!   and queues its completion handler.
+//! * **csync**: a lock-free check that nothing is pending anywhere (per-client
+//!   `head == tail`); otherwise ingest, find the segments covering the range,
+//!   push them to the sync queue (promotion), and help: claim and execute
+//!   unclaimed segments (dependencies first), spin briefly then park on the
+//!   completion epoch for segments other executors hold.
+
+use crate::desc::{Descriptor, DEPS_CLEAR, FAULTED, INGESTED, RETIRED};
+use crate::ring::Ring;
+use crate::sys::{futex_wait, futex_wake, now_ns, FutexMutex};
+use crate::tracker::{exec_bytes, first_blocked, seg_range, HandlerTask, Tracker};
+use crate::{config, config::values as opt, engine, fault, hooks, stats::COUNTERS};
+use core::cell::{Cell, UnsafeCell};
+use core::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use crossbeam_utils::CachePadded;
+
+/// `COPIER_LAZY`: low-priority copy that may be dropped.
+pub const FLAG_LAZY: u32 = copier_abi::COPIER_LAZY;
+/// `COPIER_MOVE`: the ranges may overlap (memmove semantics).
+pub const FLAG_MOVE: u32 = copier_abi::COPIER_MOVE;
+/// Internal: source and destination overlap; the task is one segment
+/// executed with an overlap-safe move.
+pub const FLAG_OVERLAP: u32 = 1 << 16;
+
+/// Most clients (threads with a copy queue) at once; more threads copy
+/// synchronously. A handle stores the client index in 8 bits.
+pub const MAX_CLIENTS: usize = 255;
+
+/// A task: client index and ring position (the position is the slot's
+/// generation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TaskRef {
+    /// Client index.
+    pub client: u16,
+    /// Ring position.
+    pub pos: u64,
+}
+
+impl TaskRef {
+    /// The public descriptor handle: `(pos + 1) << 8 | client`; never 0.
+    pub fn handle(self) -> u64 {
+        ((self.pos + 1) << 8) | self.client as u64
+    }
+    /// Decode a handle (`None` for 0).
+    pub fn from_handle(h: u64) -> Option<TaskRef> {
+        if h == 0 {
+            return None;
+        }
+        Some(TaskRef { client: (h & 0xff) as u16, pos: (h >> 8) - 1 })
+    }
+}
+
+/// Dependency edge: this task's bytes `[t_off, t_off + len)` touch the older
+/// task `t`'s bytes `[e_off, e_off + len)` in a conflicting way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// The older task.
+    pub t: TaskRef,
+    /// Offset in this task.
+    pub t_off: usize,
+    /// Offset in the older task.
+    pub e_off: usize,
+    /// Bytes.
+    pub len: usize,
+}
+
+/// Absorption: this task's bytes `[off, off + len)` are read from `src`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// Task offset.
+    pub off: usize,
+    /// Bytes.
+    pub len: usize,
+    /// Source address used instead.
+    pub src: usize,
+}
+
+/// Tracker-owned part of a task (written at ingest under the tracker lock;
+/// read by executors only while they hold a claim on the task).
+#[derive(Default)]
+pub struct TaskExt {
+    /// Dependencies.
+    pub edges: Vec<Edge>,
+    /// Absorbed pieces, sorted by offset.
+    pub redirects: Vec<Redirect>,
+    /// Ingest order.
+    pub seq: u64,
+    /// Ingest time (lazy tasks only), ns.
+    pub ingest_ns: u64,
+}
+
+/// A copy-queue slot: the task's descriptor and parameters.
+pub struct Entry {
+    /// Segment state.
+    pub desc: Descriptor,
+    dst: AtomicUsize,
+    src: AtomicUsize,
+    len: AtomicUsize,
+    /// `FLAG_*` bits.
+    pub flags: AtomicU32,
+    /// Completion handler (`void (*)(void *)` as usize, 0 for none).
+    pub handler: AtomicUsize,
+    /// Its argument.
+    pub arg: AtomicUsize,
+    /// Tracker-owned data.
+    pub ext: UnsafeCell<TaskExt>,
+}
+
+// SAFETY: `ext` is accessed under the tracker lock, or read-only by executors
+// holding a claim (which pins the task, see `desc`); everything else is atomic.
+unsafe impl Sync for Entry {}
+// SAFETY: as above.
+unsafe impl Send for Entry {}
+
+impl Entry {
+    fn new() -> Self {
+        Entry {
+            desc: Descriptor::new(),
+            dst: AtomicUsize::new(0),
+            src: AtomicUsize::new(0),
+            len: AtomicUsize::new(0),
+            flags: AtomicU32::new(0),
+            handler: AtomicUsize::new(0),
+            arg: AtomicUsize::new(0),
+            ext: UnsafeCell::new(TaskExt::default()),
+        }
+    }
+    /// Destination address.
+    #[inline]
+    pub fn dst(&self) -> usize {
+        self.dst.load(Ordering::Relaxed)
+    }
+    /// Source address.
+    #[inline]
+    pub fn src(&self) -> usize {
+        self.src.load(Ordering::Relaxed)
+    }
+    /// Length in bytes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+    /// True for a zero-length task (never queued).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A thread that uses Copier: its copy queue and counters.
+pub struct Client {
+    idx: u16,
+    ring: AtomicPtr<Ring<Entry>>,
+    inline: CachePadded<AtomicU64>,
+    alive: AtomicBool,
+    charged: AtomicU64,
+}
+
+static CLIENTS: [AtomicPtr<Client>; MAX_CLIENTS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_CLIENTS];
+static NCLIENTS: AtomicUsize = AtomicUsize::new(0);
+static CLIENT_LOCK: FutexMutex<()> = FutexMutex::new(());
+static TRACKER: FutexMutex<Tracker> = FutexMutex::new(Tracker::new());
+
+const ST_NOT_STARTED: u32 = 0;
+const ST_RUNNING: u32 = 1;
+const ST_DEAD: u32 = 2;
+const ST_STOP: u32 = 3;
+static STATE: AtomicU32 = AtomicU32::new(ST_NOT_STARTED);
+static START_LOCK: FutexMutex<()> = FutexMutex::new(());
+/// 1 while the service thread is parked (futex word).
+static SLEEPING: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
+/// Completion epoch: bumped whenever a segment completes, a claim is given
+/// back, or a task faults (futex word for waiters).
+static EPOCH: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
+static WAITERS: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
+static HANDLERS_QUEUED: AtomicUsize = AtomicUsize::new(0);
+static HANDLERS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+struct Local {
+    client: Cell<*const Client>,
+    /// Inside the runtime: a nested entry (an interposed `memcpy` called by
+    /// the runtime itself) copies directly instead of recursing.
+    busy: Cell<bool>,
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        let c = self.client.get();
+        if !c.is_null() {
+            // SAFETY: clients are leaked, never freed.
+            unsafe { (*c).alive.store(false, Ordering::Release) };
+        }
+    }
+}
+
+thread_local! {
+    static LOCAL: Local = const { Local { client: Cell::new(core::ptr::null()), busy: Cell::new(false) } };
+}
+
+/// Client by index.
+#[inline]
+fn client_at(i: usize) -> Option<&'static Client> {
+    // SAFETY: clients are leaked boxes, never freed.
+    unsafe { CLIENTS.get(i)?.load(Ordering::Acquire).as_ref() }
+}
+
+#[inline]
+fn ring_of(c: &Client) -> Option<&'static Ring<Entry>> {
+    // SAFETY: rings are leaked boxes, never freed.
+    unsafe { c.ring.load(Ordering::Acquire).as_ref() }
+}
+
+/// The entry a task lives in.
+///
+/// # Panics
+/// If the task's client has no ring (never for a `TaskRef` from the tracker).
+#[inline]
+pub fn entry(t: TaskRef) -> &'static Entry {
+    let c = client_at(t.client as usize).expect("client");
+    ring_of(c).expect("ring").slot(t.pos)
+}
+
+fn register_client() -> Option<&'static Client> {
+    let _g = CLIENT_LOCK.lock();
+    let n = NCLIENTS.load(Ordering::Relaxed);
+    // adopt a client whose thread exited and whose queue is empty
+    for i in 0..n {
+        let c = client_at(i)?;
+        if !c.alive.load(Ordering::Acquire) && ring_of(c).is_none_or(|r| r.tail() == r.head()) {
+            c.alive.store(true, Ordering::Release);
+            return Some(c);
+        }
+    }
+    if n >= MAX_CLIENTS {
+        return None;
+    }
+    let c = Box::leak(Box::new(Client {
+        idx: n as u16,
+        ring: AtomicPtr::new(core::ptr::null_mut()),
+        inline: CachePadded::new(AtomicU64::new(0)),
+        alive: AtomicBool::new(true),
+        charged: AtomicU64::new(0),
+    }));
+    CLIENTS[n].store(c, Ordering::Release);
+    NCLIENTS.store(n + 1, Ordering::Release);
+    Some(c)
+}
+
+/// The calling thread's client and whether the runtime is already entered
+/// on this thread. `None` during thread teardown.
+#[inline]
+fn local() -> Option<(*const Client, bool)> {
+    LOCAL.try_with(|l| (l.client.get(), l.busy.get())).ok()
+}
+
+#[inline]
+fn local_client() -> Option<&'static Client> {
+    let (c, _) = local()?;
+    if !c.is_null() {
+        // SAFETY: leaked client.
+        return Some(unsafe { &*c });
+    }
+    let c = register_client()?;
+    let _ = LOCAL.try_with(|l| l.client.set(c));
+    Some(c)
+}
+
+/// Marks the runtime entered on this thread for its lifetime.
+struct Busy(bool);
+impl Busy {
+    /// `None` when already entered (nested call).
+    fn enter() -> Option<Busy> {
+        match LOCAL.try_with(|l| l.busy.replace(true)) {
+            Ok(false) => Some(Busy(true)),
+            Ok(true) => None,
+            Err(_) => Some(Busy(false)),
+        }
+    }
+}
+impl Drop for Busy {
+    fn drop(&mut self) {
+        if self.0 {
+            let _ = LOCAL.try_with(|l| l.busy.set(false));
+        }
+    }
+}
+
+/// Run `f` with the runtime marked not entered (user callbacks).
+fn outside<R>(f: impl FnOnce() -> R) -> R {
+    let was = LOCAL.try_with(|l| l.busy.replace(false)).unwrap_or(false);
+    let r = f();
+    let _ = LOCAL.try_with(|l| l.busy.set(was));
+    r
+}
+
+/// Sum of the per-client inline counters.
+pub fn inline_total() -> u64 {
+    (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).map(|c| c.inline.load(Ordering::Relaxed)).sum()
+}
+
+/// True when no task is pending in any queue (lock-free; a few loads per
+/// client). Pairs with the retirers' `Release` of `tail`: when it returns
+/// true every earlier copy's bytes are visible.
+#[inline]
+pub fn nothing_pending() -> bool {
+    let n = NCLIENTS.load(Ordering::Acquire);
+    for i in 0..n {
+        if let Some(c) = client_at(i) {
+            if let Some(r) = ring_of(c) {
+                if r.head() != r.tail() {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Bump the completion epoch and wake parked waiters.
+#[inline]
+pub fn notify_progress() {
+    EPOCH.fetch_add(1, Ordering::SeqCst);
+    if WAITERS.load(Ordering::SeqCst) != 0 {
+        futex_wake(&EPOCH, i32::MAX);
+    }
+}
+
+/// Wait until the epoch moves past `seen`: spin ~20 µs, then park (with a
+/// timeout as a safety net; the protocol itself never misses a wake-up).
+fn wait_epoch(seen: u32) {
+    let start = now_ns();
+    let mut i = 0u32;
+    while EPOCH.load(Ordering::SeqCst) == seen {
+        core::hint::spin_loop();
+        i += 1;
+        if i % 64 == 0 && now_ns() - start > 20_000 {
+            WAITERS.fetch_add(1, Ordering::SeqCst);
+            futex_wait(&EPOCH, seen, Some(10_000_000));
+            WAITERS.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+    }
+}
+
+/// Free retired slots at the tail of `client`'s ring (tracker lock held).
+pub fn advance_tail(client: u16) {
+    let Some(r) = client_at(client as usize).and_then(ring_of) else { return };
+    let mut t = r.tail();
+    let end = r.ingested();
+    while t < end {
+        let d = &r.slot(t).desc;
+        if d.pos() != t || d.flags() & RETIRED == 0 {
+            break;
+        }
+        t += 1;
+    }
+    r.set_tail(t);
+}
+
+impl Tracker {
+    /// An empty tracker.
+    pub const fn new() -> Self {
+        Tracker {
+            map: crate::tracker::RangeMap::new(),
+            sync_queue: std::collections::VecDeque::new(),
+            handlers: std::collections::VecDeque::new(),
+            seq: 0,
+        }
+    }
+
+    /// Ingest every published task of every client, ring by ring in order.
+    fn ingest_all(&mut self) {
+        let absorb = config::get(&opt::absorb) != 0;
+        let n = NCLIENTS.load(Ordering::Acquire);
+        for i in 0..n {
+            let Some(r) = client_at(i).and_then(ring_of) else { continue };
+            let head = r.head();
+            let mut p = r.ingested();
+            while p < head {
+                // SAFETY: lock held (we are a Tracker method called on the
+                // guard); p is published and not ingested.
+                unsafe { self.ingest(TaskRef { client: i as u16, pos: p }, absorb) };
+                p += 1;
+                r.set_ingested(p);
+            }
+        }
+    }
+
+    /// Pending segment ranges touching `[lo, hi)`: any access, or writers
+    /// only.
+    fn collect(&self, lo: usize, hi: usize, writers_only: bool, out: &mut Vec<(TaskRef, u32, u32)>) {
+        if lo >= hi {
+            return;
+        }
+        self.map.visit(lo, hi, |a, b, w, readers| {
+            let mut push = |acc: crate::tracker::Acc| {
+                let e = entry(acc.t);
+                if e.desc.pos() != acc.t.pos {
+                    return;
+                }
+                let (slo, shi) = seg_range(acc.off, b - a, e.desc.seg_shift());
+                if !e.desc.is_done(acc.t.pos, slo, shi) {
+                    out.push((acc.t, slo, shi));
+                }
+            };
+            if let Some(w) = w {
+                push(w);
+            }
+            if !writers_only {
+                for r in readers {
+                    push(r);
+                }
+            }
+        });
+    }
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+// ---------------------------------------------------------------- executors
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    /// The service thread: never waits; skips faulted tasks.
+    Service,
+    /// A thread that must see the range complete: waits, and re-executes a
+    /// faulted copy with a plain copy so the fault surfaces here.
+    Waiter,
+}
+
+/// Complete segments `[lo, hi)` of `t` (and, first, whatever they depend
+/// on). Returns false when the service gave up (blocked, faulted, or out of
+/// `budget` bytes).
+fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
+    let batch = config::get(&opt::exec_batch).clamp(1, 64) as u32;
+    let mut stack = vec![target];
+    let mut deps = Vec::new();
+    while let Some(&(t, lo, hi)) = stack.last() {
+        let e = entry(t);
+        let d = &e.desc;
+        if d.pos() != t.pos {
+            stack.pop();
+            continue;
+        }
+        let Some(k) = d.first_undone(lo, hi) else {
+            stack.pop();
+            continue;
+        };
+        let flags = d.flags();
+        if flags & FAULTED != 0 && mode == Mode::Service {
+            return false;
+        }
+        if flags & INGESTED == 0 {
+            // a handle waited on before the tracker saw it
+            ingest_now();
+            continue;
+        }
+        let seen = EPOCH.load(Ordering::SeqCst);
+        let Some((a, b)) = d.claim_run(t.pos, k, hi, batch) else {
+            if d.pos() != t.pos {
+                stack.pop();
+                continue;
+            }
+            // every undone segment of the range is held by another executor
+            if mode == Mode::Service {
+                return false;
+            }
+            wait_epoch(seen);
+            continue;
+        };
+        // We hold a claim: the task cannot complete or be recycled, so its
+        // ext is stable.
+        // SAFETY: see above; ext is only written at ingest (before INGESTED).
+        let ext = unsafe { &*e.ext.get() };
+        let shift = d.seg_shift();
+        let len = e.len();
+        let mut end = b;
+        if flags & DEPS_CLEAR == 0 {
+            deps.clear();
+            if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, &mut deps) {
+                d.unclaim(kb, b);
+                if kb == a {
+                    notify_progress();
+                    if stack.len() > 100_000 {
+                        // pathological chain: wait instead of growing
+                        wait_epoch(seen);
+                        continue;
+                    }
+                    stack.extend(deps.drain(..));
+                    continue;
+                }
+                notify_progress();
+                end = kb;
+            }
+        }
+        let x = if shift >= 63 { 0 } else { (a as usize) << shift };
+        let y = if shift >= 63 { len } else { ((end as usize) << shift).min(len) };
+        let recoverable = flags & FAULTED == 0 && fault::installed();
+        // SAFETY: we own the claim on [a, end) and its dependencies are done.
+        match unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable) } {
+            Ok(()) => {
+                *budget = budget.saturating_sub(y - x);
+                if d.complete(a, end) {
+                    retire(t);
+                }
+                notify_progress();
+            }
+            Err(engine::Fault) => {
+                // give the segments back marked FAULTED; a waiter re-executes
+                d.set_flags(FAULTED);
+                d.unclaim(a, end);
+                notify_progress();
+                if mode == Mode::Service {
+                    return false;
+                }
+            }
+        }
+        if mode == Mode::Service && *budget == 0 {
+            return false;
+        }
+    }
+    true
+}
+
+fn retire(t: TaskRef) {
+    {
+        let mut g = TRACKER.lock();
+        g.retire(t);
+        HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
+    }
+    notify_progress();
+    run_handlers();
+}
+
+/// Run queued completion handlers (each exactly once: popped under the lock).
+fn run_handlers() {
+    while HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
+        let h: Option<HandlerTask> = {
+            let mut g = TRACKER.lock();
+            let h = g.handlers.pop_front();
+            if h.is_some() {
+                HANDLERS_RUNNING.fetch_add(1, Ordering::AcqRel);
+            }
+            HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
+            h
+        };
+        let Some(h) = h else { break };
+        call_handler(h);
+        HANDLERS_RUNNING.fetch_sub(1, Ordering::AcqRel);
+        notify_progress();
+    }
+}
+
+fn call_handler(h: HandlerTask) {
+    outside(|| {
+        let hk = hooks::get();
+        if let Some(f) = hk.and_then(|x| x.on_handler_enter) {
+            f(h.dst, h.src, h.len);
+        }
+        // SAFETY: the submitter passed a `void (*)(void *)`.
+        let f: unsafe extern "C" fn(*mut core::ffi::c_void) = unsafe { core::mem::transmute(h.f) };
+        // SAFETY: calling the user's handler with the user's argument.
+        unsafe { f(h.arg as *mut core::ffi::c_void) };
+        if let Some(f) = hk.and_then(|x| x.on_handler_exit) {
+            f();
+        }
+    });
+}
+
+fn ingest_now() {
+    TRACKER.lock().ingest_all();
+}
+
+// ------------------------------------------------------------ service thread
+
+/// Wake the service thread if it is parked.
+#[inline]
+fn wake_service() {
+    if SLEEPING.load(Ordering::Relaxed) != 0 && SLEEPING.swap(0, Ordering::SeqCst) != 0 {
+        futex_wake(&SLEEPING, 1);
+    }
+}
+
+fn any_unconsumed() -> bool {
+    (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).filter_map(ring_of).any(|r| r.head() > r.ingested())
+}
+
+/// Scheduling decision under the tracker lock: promoted (sync-queue) ranges
+/// first, then the least-charged client's oldest runnable task (fairness by
+/// bytes, CFS-like), lazy tasks only once their window expired.
+fn pick(g: &mut Tracker) -> Option<((TaskRef, u32, u32), Option<&'static Client>)> {
+    while let Some((t, lo, hi)) = g.sync_queue.pop_front() {
+        let d = &entry(t).desc;
+        if d.pos() == t.pos && d.flags() & FAULTED == 0 && d.any_unclaimed(lo, hi) {
+            return Some(((t, lo, hi), client_at(t.client as usize)));
+        }
+    }
+    let window = config::get(&opt::lazy_window_us) as u64 * 1000;
+    let mut now = 0u64;
+    let mut best: Option<((TaskRef, u32, u32), &'static Client)> = None;
+    let mut max_charged = 0;
+    for i in 0..NCLIENTS.load(Ordering::Acquire) {
+        let Some(c) = client_at(i) else { continue };
+        let Some(r) = ring_of(c) else { continue };
+        max_charged = max_charged.max(c.charged.load(Ordering::Relaxed));
+        let (tail, end) = (r.tail(), r.ingested());
+        for p in tail..end.min(tail + 64) {
+            let e = r.slot(p);
+            let d = &e.desc;
+            let f = d.flags();
+            if d.pos() != p || f & (RETIRED | FAULTED) != 0 || !d.any_unclaimed(0, d.nsegs()) {
+                continue;
+            }
+            if e.flags.load(Ordering::Relaxed) & FLAG_LAZY != 0 {
+                if now == 0 {
+                    now = now_ns();
+                }
+                // SAFETY: under the tracker lock.
+                let t0 = unsafe { (*e.ext.get()).ingest_ns };
+                if now.saturating_sub(t0) < window {
+                    continue;
+                }
+            }
+            let cand = ((TaskRef { client: i as u16, pos: p }, 0, d.nsegs()), c);
+            if best.is_none_or(|(_, b)| c.charged.load(Ordering::Relaxed) < b.charged.load(Ordering::Relaxed)) {
+                best = Some(cand);
+            }
+            break;
+        }
+    }
+    let (t, c) = best?;
+    // a client back from idle starts near the others (CFS's min_vruntime)
+    let floor = max_charged.saturating_sub(4 * config::get(&opt::max_round_bytes) as u64);
+    if c.charged.load(Ordering::Relaxed) < floor {
+        c.charged.store(floor, Ordering::Relaxed);
+    }
+    Some((t, Some(c)))
+}
+
+fn lazy_pending() -> bool {
+    (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).filter_map(ring_of).any(|r| {
+        (r.tail()..r.ingested()).any(|p| {
+            let e = r.slot(p);
+            e.desc.pos() == p && e.flags.load(Ordering::Relaxed) & FLAG_LAZY != 0 && e.desc.flags() & RETIRED == 0
+        })
+    })
+}
+
+fn service_main() {
+    fault::install();
+    let _busy = Busy::enter();
+    let mut last_work = now_ns();
+    loop {
+        if STATE.load(Ordering::Acquire) != ST_RUNNING {
+            break;
+        }
+        let mut did = false;
+        if !nothing_pending() {
+            let picked = {
+                let mut g = TRACKER.lock();
+                g.ingest_all();
+                pick(&mut g)
+            };
+            if let Some((target, client)) = picked {
+                let round = config::get(&opt::max_round_bytes).max(1);
+                let mut budget = round;
+                drive(target, Mode::Service, &mut budget);
+                if let Some(c) = client {
+                    c.charged.fetch_add((round - budget) as u64, Ordering::Relaxed);
+                }
+                did = round != budget;
+            }
+        }
+        run_handlers();
+        let now = now_ns();
+        if did {
+            last_work = now;
+            continue;
+        }
+        if now - last_work < config::get(&opt::poll_us) as u64 * 1000 {
+            for _ in 0..32 {
+                core::hint::spin_loop();
+            }
+            continue;
+        }
+        // park (NAPI-style: after polling without work)
+        SLEEPING.store(1, Ordering::SeqCst);
+        // Pairs with the fence in `submit`: either the producer sees
+        // SLEEPING == 1 and wakes us, or we see its published head here.
+        if any_unconsumed() || !TRACKER.lock().sync_queue.is_empty() {
+            SLEEPING.store(0, Ordering::Relaxed);
+            continue;
+        }
+        let timeout = if lazy_pending() { config::get(&opt::lazy_window_us) as u64 * 1000 } else { 100_000_000 };
+        futex_wait(&SLEEPING, 1, Some(timeout.max(10_000)));
+        SLEEPING.store(0, Ordering::Relaxed);
+        last_work = now_ns();
+    }
+    STATE.store(ST_DEAD, Ordering::Release);
+    notify_progress();
+}
+
+/// Start the service thread if it is not running; false when it cannot run
+/// (disabled, dead, or thread creation failed): copies are then synchronous.
+#[cold]
+fn start_service() -> bool {
+    if config::get(&opt::service) == 0 {
+        return false;
+    }
+    if config::get(&opt::spawn) == 0 {
+        return true; // queue only; waiters execute
+    }
+    let _g = START_LOCK.lock();
+    match STATE.load(Ordering::Acquire) {
+        ST_RUNNING => return true,
+        ST_NOT_STARTED => {}
+        _ => return false,
+    }
+    fault::install();
+    STATE.store(ST_RUNNING, Ordering::Release);
+    let spawned = std::thread::Builder::new().name("copier-service".into()).spawn(|| {
+        let r = std::panic::catch_unwind(service_main);
+        if r.is_err() {
+            STATE.store(ST_DEAD, Ordering::Release);
+            notify_progress();
+        }
+    });
+    if spawned.is_err() {
+        STATE.store(ST_DEAD, Ordering::Release);
+        return false;
+    }
+    true
+}
+
+#[inline]
+fn service_ok() -> bool {
+    STATE.load(Ordering::Relaxed) == ST_RUNNING || start_service()
+}
+
+/// Test and fault-injection hook: stop the service thread as if it died.
+/// Later copies are synchronous; pending ones are executed by the threads
+/// that wait on them.
+pub fn kill_service() {
+    let _g = START_LOCK.lock();
+    if STATE.load(Ordering::Acquire) == ST_RUNNING {
+        STATE.store(ST_STOP, Ordering::Release);
+        SLEEPING.store(0, Ordering::SeqCst);
+        futex_wake(&SLEEPING, 1);
+        while STATE.load(Ordering::Acquire) == ST_STOP {
+            std::thread::yield_now();
+        }
+    } else {
+        STATE.store(ST_DEAD, Ordering::Release);
+    }
+}
+
+/// True while the service thread runs.
+pub fn service_running() -> bool {
+    STATE.load(Ordering::Acquire) == ST_RUNNING
+}
+
+// ------------------------------------------------------------------- submit
+
+#[inline]
+fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
+    if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
+        f(dst, src, n, flags);
+    }
+}
+
+/// Submit a copy of `n` bytes from `src` to `dst` (`FLAG_LAZY`, `FLAG_MOVE`),
+/// with an optional completion handler. Returns the descriptor handle, or 0
+/// when the copy completed synchronously (its handler has then run).
+///
+/// # Safety
+/// As `memcpy` (or `memmove` with `FLAG_MOVE`): both ranges valid for `n`
+/// bytes until the copy completes; the caller follows the csync rules.
+/// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
+pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
+    call_submit_hook(dst as usize, src as usize, n, flags);
+    if n == 0 || dst as usize == src as usize {
+        if handler != 0 {
+            call_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
+        }
+        return 0;
+    }
+    let Some((cptr, busy)) = local() else {
+        // thread teardown: copy synchronously
+        // SAFETY: caller contract.
+        unsafe { sync_copy(dst, src, n, handler, arg, None) };
+        return 0;
+    };
+    if busy {
+        // nested inside the runtime (interposed memcpy): plain copy
+        // SAFETY: caller contract.
+        unsafe { engine::move_bytes(dst, src, n) };
+        return 0;
+    }
+    let client = if cptr.is_null() {
+        local_client()
+    } else {
+        // SAFETY: leaked client.
+        Some(unsafe { &*cptr })
+    };
+    if n < config::get(&opt::threshold) || !service_ok() {
+        // SAFETY: caller contract.
+        unsafe { sync_copy(dst, src, n, handler, arg, client) };
+        return 0;
+    }
+    let Some(client) = client else {
+        // SAFETY: caller contract.
+        unsafe { sync_copy(dst, src, n, handler, arg, None) };
+        return 0;
+    };
+    let ring = match ring_of(client) {
+        Some(r) => r,
+        None => {
+            let r: &'static Ring<Entry> = Box::leak(Box::new(Ring::new(config::get(&opt::queue_depth), Entry::new)));
+            client.ring.store(r as *const _ as *mut _, Ordering::Release);
+            r
+        }
+    };
+    let Some(pos) = ring.reserve() else {
+        // full queue: synchronous copy after pending conflicts
+        // SAFETY: caller contract.
+        unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
+        return 0;
+    };
+    let (d, s) = (dst as usize, src as usize);
+    let mut f = flags & (FLAG_LAZY | FLAG_MOVE);
+    let (nsegs, shift) = if d.abs_diff(s) < n {
+        f |= FLAG_OVERLAP;
+        (1, 63)
+    } else {
+        let mut shift = config::get(&opt::segment_size).trailing_zeros();
+        while n.div_ceil(1 << shift) > crate::desc::MAX_SEGS {
+            shift += 1;
+        }
+        (n.div_ceil(1 << shift) as u32, shift)
+    };
+    let e = ring.slot(pos);
+    e.desc.reset(pos, nsegs, shift, 0);
+    e.dst.store(d, Ordering::Relaxed);
+    e.src.store(s, Ordering::Relaxed);
+    e.len.store(n, Ordering::Relaxed);
+    e.flags.store(f, Ordering::Relaxed);
+    e.handler.store(handler, Ordering::Relaxed);
+    e.arg.store(arg, Ordering::Relaxed);
+    ring.publish(pos);
+    // Pairs with the service's SeqCst store of SLEEPING before it re-checks
+    // the rings (store-load ordering, io_uring's need_wakeup pattern).
+    fence(Ordering::SeqCst);
+    if SLEEPING.load(Ordering::Relaxed) != 0 {
+        wake_service();
+    }
+    TaskRef { client: client.idx, pos }.handle()
+}
+
+/// Synchronous copy (inline, full queue, service unavailable): wait for
+/// pending copies that write or read `dst` or write `src`, then copy here.
+///
+/// # Safety
+/// As [`submit`].
+unsafe fn sync_copy(dst: *mut u8, src: *const u8, n: usize, handler: usize, arg: usize, client: Option<&Client>) {
+    if !nothing_pending() {
+        wait_ranges(&[(dst as usize, n, false), (src as usize, n, true)], false);
+    }
+    // SAFETY: caller contract; overlap-safe.
+    unsafe { engine::move_bytes(dst, src, n) };
+    match client {
+        Some(c) => c.inline.store(c.inline.load(Ordering::Relaxed) + 1, Ordering::Relaxed),
+        None => {
+            COUNTERS.inline.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    if handler != 0 {
+        call_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
+    }
+}
+
+// -------------------------------------------------------------------- csync
+
+/// Wait until no pending copy touches the given ranges (`(addr, len,
+/// writers_only)`). Returns true when it had to wait.
+fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
+    let Some(_busy) = Busy::enter() else { return false };
+    let mut targets = Vec::new();
+    {
+        let mut g = TRACKER.lock();
+        g.ingest_all();
+        for &(a, n, w) in ranges {
+            g.collect(a, a.saturating_add(n), w, &mut targets);
+        }
+        if targets.is_empty() {
+            return false;
+        }
+        g.sync_queue.extend(targets.iter().copied());
+    }
+    wake_service();
+    let t0 = if count { now_ns() } else { 0 };
+    let mut budget = usize::MAX;
+    for &t in &targets {
+        drive(t, Mode::Waiter, &mut budget);
+    }
+    if count {
+        COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
+        COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+    }
+    true
+}
+
+/// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
+/// `[addr, addr + n)`.
+pub fn csync(addr: usize, n: usize) {
+    if n != 0 && !nothing_pending() {
+        wait_ranges(&[(addr, n, false)], true);
+    }
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+        f(addr, n);
+    }
+}
+
+/// `csync_all()`: return once every copy submitted before the call (by any
+/// thread) is complete and its completion handler has run.
+pub fn csync_all() {
+    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
+        if let Some(_busy) = Busy::enter() {
+            let t0 = now_ns();
+            let mut targets = Vec::new();
+            {
+                let mut g = TRACKER.lock();
+                g.ingest_all();
+                for i in 0..NCLIENTS.load(Ordering::Acquire) {
+                    let Some(r) = client_at(i).and_then(ring_of) else { continue };
+                    for p in r.tail()..r.ingested() {
+                        let d = &r.slot(p).desc;
+                        if d.pos() == p && d.flags() & RETIRED == 0 {
+                            targets.push((TaskRef { client: i as u16, pos: p }, 0, d.nsegs()));
+                        }
+                    }
+                }
+            }
+            let mut budget = usize::MAX;
+            for &t in &targets {
+                drive(t, Mode::Waiter, &mut budget);
+            }
+            // The last segment's executor may still be retiring a task (and
+            // queueing its handler): wait for RETIRED, set under the lock
+            // after the handler is queued.
+            for &(t, ..) in &targets {
+                let d = &entry(t).desc;
+                loop {
+                    let seen = EPOCH.load(Ordering::SeqCst);
+                    if d.pos() != t.pos || d.flags() & RETIRED != 0 {
+                        break;
+                    }
+                    wait_epoch(seen);
+                }
+            }
+            run_handlers();
+            while HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
+                let seen = EPOCH.load(Ordering::SeqCst);
+                if HANDLERS_RUNNING.load(Ordering::Acquire) == 0 {
+                    break;
+                }
+                wait_epoch(seen);
+            }
+            if !targets.is_empty() {
+                COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
+                COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+            }
+        }
+    }
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync_all) {
+        f();
+    }
+}
+
+/// `csync_ready_end(addr, n)`: wait like `csync`, then return `end >= addr +
+/// n` such that no pending copy writes or reads `[addr, end)` (`usize::MAX`
+/// when nothing is pending). Under a registered checker, exactly `addr + n`.
+pub fn csync_ready_end(addr: usize, n: usize) -> usize {
+    let want = addr.saturating_add(n);
+    if n != 0 && !nothing_pending() {
+        wait_ranges(&[(addr, n, false)], true);
+    }
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+        f(addr, n);
+        return want;
+    }
+    if nothing_pending() {
+        return usize::MAX;
+    }
+    let Some(_busy) = Busy::enter() else { return want };
+    let g = TRACKER.lock();
+    const MAX_RUNS: usize = 16;
+    let runs = g.map.runs_from(want, MAX_RUNS);
+    let mut end = usize::MAX;
+    for (s, e, w, readers) in &runs {
+        for acc in w.iter().chain(readers.iter()) {
+            let d = &entry(acc.t).desc;
+            if d.pos() != acc.t.pos {
+                continue;
+            }
+            let a = (*s).max(want);
+            let off = acc.off + (a - s);
+            let (lo, hi) = seg_range(off, e - a, d.seg_shift());
+            if let Some(k) = d.first_undone(lo, hi) {
+                let seg_start = if d.seg_shift() >= 63 { 0 } else { (k as usize) << d.seg_shift() };
+                end = end.min(a + seg_start.saturating_sub(off));
+            }
+        }
+        if end != usize::MAX {
+            break;
+        }
+    }
+    if end == usize::MAX && runs.len() >= MAX_RUNS {
+        // looked at MAX_RUNS runs past `want` without finding a pending byte;
+        // stop the window at the last one examined
+        end = runs.last().map_or(usize::MAX, |r| r.1);
+    }
+    end.max(want)
+}
+
+fn handle_entry(h: u64) -> Result<Option<(TaskRef, &'static Entry)>, ()> {
+    let Some(t) = TaskRef::from_handle(h) else { return Ok(None) };
+    let c = client_at(t.client as usize).ok_or(())?;
+    let r = ring_of(c).ok_or(())?;
+    if t.pos >= r.head() {
+        return Err(());
+    }
+    Ok(Some((t, r.slot(t.pos))))
+}
+
+/// `copier_wait(h, offset, len)`: wait until the task's bytes `[offset,
+/// offset + len)` are copied. Returns 0, or -1 (`EINVAL`-style) for a handle
+/// that was never issued.
+pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
+    let Ok(x) = handle_entry(h) else { return -1 };
+    let Some((t, e)) = x else { return 0 };
+    let d = &e.desc;
+    let n = e.len();
+    if d.pos() == t.pos && offset < n && len > 0 {
+        let l = len.min(n - offset);
+        let (lo, hi) = seg_range(offset, l, d.seg_shift());
+        if !d.is_done(t.pos, lo, hi) {
+            if let Some(_busy) = Busy::enter() {
+                let t0 = now_ns();
+                TRACKER.lock().sync_queue.push_back((t, lo, hi));
+                wake_service();
+                drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
+                COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
+                COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+            }
+        }
+        if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+            f(e.dst() + offset, l);
+        }
+    }
+    0
+}
+
+/// `copier_query(h, offset, len)`: 1 when the bytes are copied, 0 when
+/// pending, -1 for a handle that was never issued. Never blocks.
+pub fn query_handle(h: u64, offset: usize, len: usize) -> i32 {
+    let Ok(x) = handle_entry(h) else { return -1 };
+    let Some((t, e)) = x else { return 1 };
+    let d = &e.desc;
+    let n = e.len();
+    if d.pos() != t.pos || offset >= n || len == 0 {
+        return 1;
+    }
+    let (lo, hi) = seg_range(offset, len.min(n - offset), d.seg_shift());
+    i32::from(d.is_done(t.pos, lo, hi))
+}
+
+// ----------------------------------------------------------- process events
+
+/// `pthread_atfork` prepare: complete everything, then hold the locks so the
+/// child gets a consistent tracker.
+pub fn fork_prepare() {
+    csync_all();
+    START_LOCK.raw_lock();
+    CLIENT_LOCK.raw_lock();
+    TRACKER.raw_lock();
+}
+
+/// `pthread_atfork` parent.
+pub fn fork_parent() {
+    TRACKER.raw_unlock();
+    CLIENT_LOCK.raw_unlock();
+    START_LOCK.raw_unlock();
+}
+
+/// `pthread_atfork` child: no service thread and no other executor exist
+/// here. Orphaned claims are released, other threads' clients are marked
+/// dead, and the next asynchronous copy starts a new service thread.
+pub fn fork_child() {
+    TRACKER.reset_in_child();
+    CLIENT_LOCK.reset_in_child();
+    START_LOCK.reset_in_child();
+    let st = STATE.load(Ordering::Relaxed);
+    STATE.store(if st == ST_RUNNING || st == ST_STOP { ST_NOT_STARTED } else { st }, Ordering::Relaxed);
+    SLEEPING.store(0, Ordering::Relaxed);
+    WAITERS.store(0, Ordering::Relaxed);
+    HANDLERS_RUNNING.store(0, Ordering::Relaxed);
+    let me = local().map(|(c, _)| c).unwrap_or(core::ptr::null());
+    for i in 0..NCLIENTS.load(Ordering::Relaxed) {
+        let Some(c) = client_at(i) else { continue };
+        if !core::ptr::eq(c, me) {
+            c.alive.store(false, Ordering::Relaxed);
+        }
+        if let Some(r) = ring_of(c) {
+            r.resync_producer();
+            for p in r.tail()..r.ingested() {
+                let d = &r.slot(p).desc;
+                if d.pos() == p {
+                    d.release_in_flight();
+                }
+            }
+        }
+    }
+}
+
+/// For tests: number of runs in the tracker's index (0 when nothing is
+/// pending and every task retired).
+pub fn index_len() -> usize {
+    TRACKER.lock().map.len()
+}
+
+/// For tests: wait until every queued task is retired (after `csync_all`
+/// the last retirements may still be running on another executor).
+pub fn quiesce() {
+    csync_all();
+    while !nothing_pending() {
+        let seen = EPOCH.load(Ordering::SeqCst);
+        if nothing_pending() {
+            break;
+        }
+        wait_epoch(seen);
+    }
+}
+
+/// For tests: a description of every task not retired yet.
+pub fn debug_pending() -> String {
+    let mut s = String::new();
+    for i in 0..NCLIENTS.load(Ordering::Acquire) {
+        let Some(r) = client_at(i).and_then(ring_of) else { continue };
+        s += &format!("client {i}: tail {} ingested {} head {}\n", r.tail(), r.ingested(), r.head());
+        for p in r.tail()..r.head() {
+            let e = r.slot(p);
+            let d = &e.desc;
+            s += &format!(
+                "  pos {p} slotpos {} flags {:#x} uflags {:#x} nsegs {} prefix {} first_undone {:?} dst {:#x} src {:#x} len {}\n",
+                d.pos(), d.flags(), e.flags.load(Ordering::Relaxed), d.nsegs(), d.prefix(), d.first_undone(0, d.nsegs()), e.dst(), e.src(), e.len()
+            );
+        }
+    }
+    s
+}

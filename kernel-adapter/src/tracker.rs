@@ -1,0 +1,637 @@
+//! Dependency tracker, copy absorption and lazy-copy dropping (article
+//! §"基于依赖跟踪的正确性保证", §"利用全局视图的拷贝吸收机制"; DESIGN.md
+//! "dependency", "copy absorption", "lazy copy task").
+//!
+//! # Index
+//! [`RangeMap`] is a map of non-overlapping address runs keyed by start
+//! (a `BTreeMap`), each run holding the **last pending writer** of its bytes
+//! and the **pending readers since that write** — the classic last-writer /
+//! reader-set scheme of dataflow runtimes. Looking up `[lo, hi)` costs
+//! O(log n + k) for k runs. Because each writer already depends on the
+//! previous writer and on the readers it replaced, a new task needs edges
+//! only to those: a task that writes `X` depends on `X`'s last writer (WAW)
+//! and readers (WAR); a task that reads `X` depends on `X`'s last writer
+//! (RAW). Dependencies are resolved per segment: an edge maps a byte range of
+//! the new task onto a byte range of the older one, and segment `k` of the
+//! new task may run once the older task's segments covering the mapped bytes
+//! are done (transitively that covers older writers and readers too).
+//!
+//! # Absorption (layered, per piece)
+//! At ingest of `B`, for each piece of `B`'s source whose last writer `A` is
+//! still pending, `B` reads `A`'s *effective* source for that piece instead
+//! (`A`'s source, or what `A` itself absorbed from — the newest correct
+//! source), provided that source has no pending writer and does not overlap
+//! `B`'s destination. `B` then has no edge on `A` for the piece and is
+//! registered as a reader of that source, so a later write to it waits for
+//! `B`. Pieces whose writer already completed are read normally.
+//!
+//! # Lazy drop
+//! When `C` writes over the whole destination of a pending lazy task `W`,
+//! and `W`'s destination has no reader since `W` and no later writer, the
+//! unclaimed segments of `W` are dropped (claimed and marked done unexecuted).
+//! `C` inherits `W`'s edges so whatever `W` waited for still orders `C`.
+
+use crate::desc::{DEPS_CLEAR, FAULTED, INGESTED, RETIRED};
+use crate::service::{entry, Edge, Entry, Redirect, TaskRef, FLAG_LAZY, FLAG_OVERLAP};
+use crate::stats::COUNTERS;
+use core::sync::atomic::Ordering;
+use std::collections::BTreeMap;
+
+/// An access of a task to a run: which task, and the task offset (bytes) of
+/// the run's first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acc {
+    /// The task.
+    pub t: TaskRef,
+    /// Task offset of the run's start.
+    pub off: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Run {
+    end: usize,
+    writer: Option<Acc>,
+    readers: Vec<Acc>,
+}
+
+fn shift_acc(a: Acc, by: usize) -> Acc {
+    Acc { t: a.t, off: a.off + by }
+}
+
+/// Non-overlapping runs of pending accesses keyed by start address.
+pub struct RangeMap {
+    runs: BTreeMap<usize, Run>,
+}
+
+impl RangeMap {
+    /// An empty map.
+    pub const fn new() -> Self {
+        RangeMap { runs: BTreeMap::new() }
+    }
+
+    /// Number of runs (for tests and leak checks).
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+    /// True when no pending access is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Make `x` a run boundary if a run strictly contains it.
+    fn split(&mut self, x: usize) {
+        let Some((&s, r)) = self.runs.range_mut(..x).next_back() else { return };
+        if r.end <= x {
+            return;
+        }
+        let by = x - s;
+        let tail = Run {
+            end: r.end,
+            writer: r.writer.map(|a| shift_acc(a, by)),
+            readers: r.readers.iter().map(|&a| shift_acc(a, by)).collect(),
+        };
+        r.end = x;
+        self.runs.insert(x, tail);
+    }
+
+    /// Start addresses of runs overlapping `[lo, hi)`, in order.
+    fn starts(&self, lo: usize, hi: usize) -> Vec<usize> {
+        let mut v = Vec::new();
+        if let Some((&s, r)) = self.runs.range(..lo).next_back() {
+            if r.end > lo {
+                v.push(s);
+            }
+        }
+        v.extend(self.runs.range(lo..hi).map(|(&s, _)| s));
+        v
+    }
+
+    /// Visit the runs overlapping `[lo, hi)` clipped to it: `f(a, b, writer,
+    /// readers)` with accesses already shifted to `a`.
+    pub fn visit(&self, lo: usize, hi: usize, mut f: impl FnMut(usize, usize, Option<Acc>, &mut dyn Iterator<Item = Acc>)) {
+        for s in self.starts(lo, hi) {
+            let r = &self.runs[&s];
+            let a = s.max(lo);
+            let b = r.end.min(hi);
+            let by = a - s;
+            let w = r.writer.map(|x| shift_acc(x, by));
+            let mut it = r.readers.iter().map(move |&x| shift_acc(x, by));
+            f(a, b, w, &mut it);
+        }
+    }
+
+    /// True when some pending task writes a byte of `[lo, hi)`.
+    pub fn has_writer(&self, lo: usize, hi: usize) -> bool {
+        self.starts(lo, hi).iter().any(|s| self.runs[s].writer.is_some())
+    }
+
+    fn cover(&mut self, lo: usize, hi: usize, mut f: impl FnMut(usize, &mut Run)) {
+        self.split(lo);
+        self.split(hi);
+        let mut cur = lo;
+        let existing: Vec<usize> = self.runs.range(lo..hi).map(|(&s, _)| s).collect();
+        for s in existing {
+            if s > cur {
+                let mut r = Run { end: s, ..Default::default() };
+                f(cur, &mut r);
+                self.runs.insert(cur, r);
+            }
+            let r = self.runs.get_mut(&s).expect("run");
+            f(s, r);
+            cur = r.end;
+        }
+        if cur < hi {
+            let mut r = Run { end: hi, ..Default::default() };
+            f(cur, &mut r);
+            self.runs.insert(cur, r);
+        }
+    }
+
+    /// Record `t` as the last writer of `[lo, hi)`, `off` being its task
+    /// offset at `lo`. Clears the readers (they are now ordered before `t`).
+    pub fn add_writer(&mut self, lo: usize, hi: usize, t: TaskRef, off: usize) {
+        if lo < hi {
+            self.cover(lo, hi, |s, r| {
+                r.writer = Some(Acc { t, off: off + (s - lo) });
+                r.readers.clear();
+            });
+        }
+    }
+
+    /// Record `t` as a reader of `[lo, hi)` (task offset `off` at `lo`).
+    pub fn add_reader(&mut self, lo: usize, hi: usize, t: TaskRef, off: usize) {
+        if lo < hi {
+            self.cover(lo, hi, |s, r| r.readers.push(Acc { t, off: off + (s - lo) }));
+        }
+    }
+
+    /// Forget every access of `t` to `[lo, hi)`; drop runs left empty.
+    pub fn remove(&mut self, lo: usize, hi: usize, t: TaskRef) {
+        if lo >= hi {
+            return;
+        }
+        for s in self.starts(lo, hi) {
+            let r = self.runs.get_mut(&s).expect("run");
+            if r.writer.is_some_and(|a| a.t == t) {
+                r.writer = None;
+            }
+            r.readers.retain(|a| a.t != t);
+            if r.writer.is_none() && r.readers.is_empty() {
+                self.runs.remove(&s);
+            }
+        }
+    }
+
+    /// The first run starting at or after `x`, and the run containing `x`.
+    pub fn runs_from(&self, x: usize, max: usize) -> Vec<(usize, usize, Option<Acc>, Vec<Acc>)> {
+        let mut v = Vec::new();
+        if let Some((&s, r)) = self.runs.range(..x).next_back() {
+            if r.end > x {
+                v.push((s, r.end, r.writer, r.readers.clone()));
+            }
+        }
+        for (&s, r) in self.runs.range(x..).take(max) {
+            v.push((s, r.end, r.writer, r.readers.clone()));
+        }
+        v
+    }
+}
+
+/// Segment range `[lo, hi)` covering task bytes `[off, off + len)`.
+#[inline]
+pub fn seg_range(off: usize, len: usize, shift: u32) -> (u32, u32) {
+    debug_assert!(len > 0);
+    let lo = if shift >= 63 { 0 } else { off >> shift };
+    let hi = if shift >= 63 { 1 } else { ((off + len - 1) >> shift) + 1 };
+    (lo as u32, hi as u32)
+}
+
+/// True when task `t` has completed its bytes `[off, off + len)`.
+pub fn bytes_done(t: TaskRef, off: usize, len: usize) -> bool {
+    let e = entry(t);
+    let d = &e.desc;
+    if d.pos() != t.pos {
+        return true;
+    }
+    let (lo, hi) = seg_range(off, len, d.seg_shift());
+    d.is_done(t.pos, lo, hi)
+}
+
+/// A completion handler waiting to run (handler queue).
+#[derive(Clone, Copy, Debug)]
+pub struct HandlerTask {
+    /// `void (*)(void *)`.
+    pub f: usize,
+    /// Its argument.
+    pub arg: usize,
+    /// The task's destination, source and length (for the sanitizer hooks).
+    pub dst: usize,
+    /// Source address.
+    pub src: usize,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+/// Everything behind the tracker lock.
+pub struct Tracker {
+    /// The index of pending accesses.
+    pub map: RangeMap,
+    /// Sync queue: segment ranges a `csync` waits on, promoted ahead of other
+    /// work (article §"同步队列").
+    pub sync_queue: std::collections::VecDeque<(TaskRef, u32, u32)>,
+    /// Handler queue: callbacks of retired tasks not run yet.
+    pub handlers: std::collections::VecDeque<HandlerTask>,
+    /// Ingest sequence number.
+    pub seq: u64,
+}
+
+/// Does `[a, a+n)` intersect `[b, b+m)`?
+#[inline]
+fn overlaps(a: usize, n: usize, b: usize, m: usize) -> bool {
+    a < b + m && b < a + n
+}
+
+impl Tracker {
+    /// Ingest the published task at `t`: compute its edges, absorb, drop
+    /// overwritten lazy copies, and register its accesses.
+    ///
+    /// # Safety
+    /// The caller holds the tracker lock and `t` is published and not yet
+    /// ingested (so its `ext` is ours to write).
+    pub unsafe fn ingest(&mut self, t: TaskRef, absorb: bool) {
+        let e = entry(t);
+        let (d, s, n) = (e.dst(), e.src(), e.len());
+        let flags = e.flags.load(Ordering::Relaxed);
+        // SAFETY: under the tracker lock; not visible to executors before
+        // INGESTED is set below.
+        let ext = unsafe { &mut *e.ext.get() };
+        ext.edges.clear();
+        ext.redirects.clear();
+        ext.seq = self.seq;
+        self.seq += 1;
+        ext.ingest_ns = if flags & FLAG_LAZY != 0 { crate::sys::now_ns() } else { 0 };
+
+        // 1. source side: RAW on last writers, or absorb.
+        let mut reads: Vec<(usize, usize, usize)> = Vec::new(); // (addr, len, task off)
+        let mut pieces: Vec<(usize, usize, Acc)> = Vec::new();
+        let mut plain: Vec<(usize, usize)> = Vec::new(); // source pieces read in place
+        {
+            let mut covered = s;
+            self.map.visit(s, s + n, |a, b, w, _| {
+                if let Some(w) = w {
+                    if a > covered {
+                        plain.push((covered, a));
+                    }
+                    pieces.push((a, b, w));
+                    covered = b;
+                }
+            });
+            if covered < s + n {
+                plain.push((covered, s + n));
+            }
+        }
+        for (a, b) in plain {
+            reads.push((a, b - a, a - s));
+        }
+        for (a, b, w) in pieces {
+            // Per segment of the writer: a done segment may have been synced
+            // and its source rewritten since, so it is read in place (layered
+            // absorption); a pending one still guarantees its source holds
+            // the bytes it will copy.
+            let we = entry(w.t);
+            let wshift = we.desc.seg_shift();
+            let mut x = a;
+            while x < b {
+                let woff = w.off + (x - a);
+                let y = if wshift >= 63 { b } else { b.min(x + (((woff >> wshift) + 1) << wshift) - woff) };
+                let (len, t_off) = (y - x, x - s);
+                let wacc = Acc { t: w.t, off: woff };
+                if bytes_done(w.t, woff, len) {
+                    reads.push((x, len, t_off));
+                } else {
+                    self.absorb_or_depend(ext, (d, n), flags, absorb, x, len, t_off, wacc, &mut reads);
+                }
+                x = y;
+            }
+        }
+        ext.redirects.sort_by_key(|r| r.off);
+
+        // tasks whose output this task reads (never dropped below)
+        let raw_on: Vec<TaskRef> = ext.edges.iter().map(|e| e.t).collect();
+
+        // 2. destination side: WAW on the last writer, WAR on readers.
+        let mut lazy_cands: Vec<TaskRef> = Vec::new();
+        self.map.visit(d, d + n, |a, b, w, readers| {
+            let len = b - a;
+            let t_off = a - d;
+            if let Some(w) = w {
+                if !bytes_done(w.t, w.off, len) {
+                    ext.edges.push(Edge { t: w.t, t_off, e_off: w.off, len });
+                    if entry(w.t).flags.load(Ordering::Relaxed) & FLAG_LAZY != 0 && !lazy_cands.contains(&w.t) {
+                        lazy_cands.push(w.t);
+                    }
+                }
+            }
+            for r in readers {
+                if r.t != t && !bytes_done(r.t, r.off, len) {
+                    ext.edges.push(Edge { t: r.t, t_off, e_off: r.off, len });
+                }
+            }
+        });
+
+        // 3. lazy drop
+        for w in lazy_cands {
+            let we = entry(w);
+            let (wd, wn) = (we.dst(), we.len());
+            if wd < d || wd + wn > d + n || we.desc.pos() != w.pos || raw_on.contains(&w) {
+                continue;
+            }
+            let mut sole = true;
+            let mut seen = 0usize;
+            self.map.visit(wd, wd + wn, |a, b, wr, readers| {
+                seen += b - a;
+                if wr.map(|x| x.t) != Some(w) || readers.next().is_some() {
+                    sole = false;
+                }
+            });
+            if !sole || seen != wn {
+                continue;
+            }
+            // inherit w's edges, then drop its unclaimed segments
+            // SAFETY: w is ingested and we hold the lock.
+            let wext = unsafe { &*we.ext.get() };
+            // (edge offsets move from w's offset space to ours: w's byte o is
+            // our byte wd - d + o)
+            ext.edges.extend(wext.edges.iter().map(|e| Edge { t_off: e.t_off + (wd - d), ..*e }));
+            let mut finished = false;
+            let mut dropped = false;
+            we.desc.claim_all(|word, bits| {
+                dropped = true;
+                finished |= we.desc.complete_bits(word, bits);
+            });
+            if dropped {
+                COUNTERS.lazy_dropped.fetch_add(1, Ordering::Relaxed);
+                crate::service::notify_progress();
+            }
+            if finished {
+                self.retire(w);
+            }
+        }
+
+        // 4. merge edges
+        merge_edges(&mut ext.edges);
+        let mut f = INGESTED;
+        if ext.edges.is_empty() {
+            f |= DEPS_CLEAR;
+        }
+
+        // 5. register accesses: reads first, then the write (a self-overlapping
+        // move is then recorded as the writer of the overlap).
+        for (addr, l, off) in reads {
+            self.map.add_reader(addr, addr + l, t, off);
+        }
+        self.map.add_writer(d, d + n, t, 0);
+        e.desc.set_flags(f);
+    }
+
+    /// Source piece `[x, x + len)` (task offset `t_off`) of the task being
+    /// ingested has the pending writer `w`: read `w`'s effective source
+    /// instead where it is clean, else depend on `w`.
+    #[allow(clippy::too_many_arguments)]
+    fn absorb_or_depend(
+        &self,
+        ext: &mut crate::service::TaskExt,
+        (d, n): (usize, usize),
+        flags: u32,
+        absorb: bool,
+        x: usize,
+        len: usize,
+        t_off: usize,
+        w: Acc,
+        reads: &mut Vec<(usize, usize, usize)>,
+    ) {
+        let we = entry(w.t);
+        let can_absorb = absorb
+            && flags & FLAG_OVERLAP == 0
+            && we.flags.load(Ordering::Relaxed) & FLAG_OVERLAP == 0
+            && we.desc.flags() & FAULTED == 0;
+        if !can_absorb {
+            ext.edges.push(Edge { t: w.t, t_off, e_off: w.off, len });
+            reads.push((x, len, t_off));
+            return;
+        }
+        // SAFETY: w is ingested (it is in the map) and the caller holds the lock.
+        let wext = unsafe { &*we.ext.get() };
+        for (o, l, addr) in effective_sources(we.src(), &wext.redirects, w.off, len) {
+            let clean = !self.map.has_writer(addr, addr + l) && !overlaps(addr, l, d, n);
+            if clean {
+                ext.redirects.push(Redirect { off: t_off + o, len: l, src: addr });
+                COUNTERS.absorbed_bytes.fetch_add(l as u64, Ordering::Relaxed);
+                reads.push((addr, l, t_off + o));
+            } else {
+                ext.edges.push(Edge { t: w.t, t_off: t_off + o, e_off: w.off + o, len: l });
+                reads.push((x + o, l, t_off + o));
+            }
+        }
+    }
+
+    /// Remove a complete task from the index, queue its handler, count it and
+    /// free its ring slot (and any retired slots after it).
+    pub fn retire(&mut self, t: TaskRef) {
+        let e = entry(t);
+        if e.desc.pos() != t.pos || e.desc.flags() & RETIRED != 0 {
+            return;
+        }
+        let (d, s, n) = (e.dst(), e.src(), e.len());
+        // SAFETY: under the lock; executors no longer read ext of a complete task.
+        let ext = unsafe { &*e.ext.get() };
+        self.map.remove(d, d + n, t);
+        self.map.remove(s, s + n, t);
+        for r in &ext.redirects {
+            self.map.remove(r.src, r.src + r.len, t);
+        }
+        COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
+        COUNTERS.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        let f = e.handler.load(Ordering::Relaxed);
+        if f != 0 {
+            self.handlers.push_back(HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: d, src: s, len: n });
+        }
+        e.desc.set_flags(RETIRED);
+        crate::service::advance_tail(t.client);
+    }
+}
+
+/// Split task bytes `[off, off + len)` of a task with source `src` and
+/// absorption `redirects` into `(piece offset, piece len, source address)`.
+pub fn effective_sources(src: usize, redirects: &[Redirect], off: usize, len: usize) -> Vec<(usize, usize, usize)> {
+    let mut v = Vec::new();
+    let end = off + len;
+    let mut x = off;
+    for r in redirects {
+        if r.off + r.len <= x {
+            continue;
+        }
+        if r.off >= end {
+            break;
+        }
+        if r.off > x {
+            v.push((x - off, r.off - x, src + x));
+            x = r.off;
+        }
+        let e = (r.off + r.len).min(end);
+        v.push((x - off, e - x, r.src + (x - r.off)));
+        x = e;
+    }
+    if x < end {
+        v.push((x - off, end - x, src + x));
+    }
+    v
+}
+
+fn merge_edges(edges: &mut Vec<Edge>) {
+    if edges.len() < 2 {
+        return;
+    }
+    edges.sort_by(|a, b| (a.t.client, a.t.pos, a.t_off).cmp(&(b.t.client, b.t.pos, b.t_off)));
+    let mut out: Vec<Edge> = Vec::with_capacity(edges.len());
+    for e in edges.drain(..) {
+        if let Some(l) = out.last_mut() {
+            if l.t == e.t && l.t_off + l.len == e.t_off && l.e_off + l.len == e.e_off {
+                l.len += e.len;
+                continue;
+            }
+            if *l == e {
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    *edges = out;
+}
+
+/// For segment range `[lo, hi)` (segment shift `shift`) of a task with
+/// `edges`, the first segment that has an unfinished dependency, and those
+/// dependencies as `(task, seg lo, seg hi)` of the older task.
+pub fn first_blocked(edges: &[Edge], shift: u32, len: usize, lo: u32, hi: u32, deps: &mut Vec<(TaskRef, u32, u32)>) -> Option<u32> {
+    let seg_bytes = |k: u32| -> (usize, usize) {
+        if shift >= 63 {
+            (0, len)
+        } else {
+            let a = (k as usize) << shift;
+            (a, (a + (1usize << shift)).min(len))
+        }
+    };
+    for k in lo..hi {
+        let (a, b) = seg_bytes(k);
+        let mut blocked = false;
+        for ed in edges {
+            let x = a.max(ed.t_off);
+            let y = b.min(ed.t_off + ed.len);
+            if x >= y {
+                continue;
+            }
+            let eoff = ed.e_off + (x - ed.t_off);
+            let ee = entry(ed.t);
+            if ee.desc.pos() != ed.t.pos {
+                continue;
+            }
+            let (elo, ehi) = seg_range(eoff, y - x, ee.desc.seg_shift());
+            if !ee.desc.is_done(ed.t.pos, elo, ehi) {
+                blocked = true;
+                deps.push((ed.t, elo, ehi));
+            }
+        }
+        if blocked {
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// Copy task bytes `[a, b)` of entry `e` (applying absorption redirects).
+///
+/// # Safety
+/// The caller owns the claim on the segments covering `[a, b)` and the task's
+/// dependencies for them are done.
+pub unsafe fn exec_bytes(e: &Entry, redirects: &[Redirect], a: usize, b: usize, recoverable: bool) -> Result<(), crate::engine::Fault> {
+    let (d, s) = (e.dst(), e.src());
+    let overlap = e.flags.load(Ordering::Relaxed) & FLAG_OVERLAP != 0;
+    if overlap {
+        // single-segment memmove with overlapping ranges: a plain move
+        // SAFETY: the task's ranges are valid per the submit contract.
+        unsafe { crate::engine::move_bytes(d as *mut u8, s as *const u8, e.len()) };
+        return Ok(());
+    }
+    let copy = |dst: usize, src: usize, l: usize| -> Result<(), crate::engine::Fault> {
+        if l == 0 {
+            return Ok(());
+        }
+        // SAFETY: inside the task's ranges (or an absorbed source of the same
+        // length); ranges do not overlap (checked at submit and at absorption).
+        unsafe {
+            if recoverable {
+                crate::engine::copy_recoverable(dst as *mut u8, src as *const u8, l)
+            } else {
+                crate::engine::copy(dst as *mut u8, src as *const u8, l);
+                Ok(())
+            }
+        }
+    };
+    if redirects.is_empty() {
+        return copy(d + a, s + a, b - a);
+    }
+    for (o, l, src) in effective_sources(s, redirects, a, b - a) {
+        copy(d + a + o, src, l)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tr(p: u64) -> TaskRef {
+        TaskRef { client: 0, pos: p }
+    }
+
+    #[test]
+    fn range_map_last_writer_and_readers() {
+        let mut m = RangeMap::new();
+        m.add_writer(100, 200, tr(1), 0);
+        m.add_reader(150, 250, tr(2), 10);
+        let mut seen = Vec::new();
+        m.visit(0, 300, |a, b, w, r| seen.push((a, b, w.map(|x| (x.t.pos, x.off)), r.map(|x| (x.t.pos, x.off)).collect::<Vec<_>>())));
+        assert_eq!(
+            seen,
+            vec![
+                (100, 150, Some((1, 0)), vec![]),
+                (150, 200, Some((1, 50)), vec![(2, 10)]),
+                (200, 250, None, vec![(2, 60)]),
+            ]
+        );
+        m.add_writer(120, 180, tr(3), 0);
+        assert!(m.has_writer(170, 171));
+        m.remove(0, 1000, tr(1));
+        m.remove(0, 1000, tr(2));
+        assert!(!m.has_writer(100, 120));
+        m.remove(120, 180, tr(3));
+        assert!(m.is_empty(), "every run removed");
+    }
+
+    #[test]
+    fn effective_sources_layers() {
+        let r = [Redirect { off: 10, len: 10, src: 5000 }, Redirect { off: 30, len: 5, src: 7000 }];
+        assert_eq!(
+            effective_sources(1000, &r, 5, 30),
+            vec![(0, 5, 1005), (5, 10, 5000), (15, 10, 1020), (25, 5, 7000)]
+        );
+    }
+
+    #[test]
+    fn seg_ranges() {
+        assert_eq!(seg_range(0, 1, 12), (0, 1));
+        assert_eq!(seg_range(4095, 2, 12), (0, 2));
+        assert_eq!(seg_range(8192, 4096, 12), (2, 3));
+        assert_eq!(seg_range(123, 9999, 63), (0, 1));
+    }
+}

@@ -1,0 +1,376 @@
+//! Safe(ish) handles on what a Rust pass sees while it runs: the module, its
+//! analysis manager, and per-function analyses from the C++ shim (alias
+//! analysis, loop depth, library-function facts, remarks).
+
+use crate::ffi;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use inkwell::module::Module;
+use std::cell::Cell;
+use std::ffi::c_char;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+
+/// The module a pass runs on, borrowed from the host (clang, opt, lld,
+/// rustc) for the duration of one pass run.
+pub struct ModuleContext<'m> {
+    // The host owns the module: never dispose it (TOOLCHAIN.md).
+    module: ManuallyDrop<Module<'m>>,
+    raw: LLVMModuleRef,
+    mam: *mut ffi::CgModuleAM,
+}
+
+impl<'m> ModuleContext<'m> {
+    /// Wraps the host's module and module analysis manager.
+    ///
+    /// # Safety
+    /// `raw` and `mam` must be the live module and its analysis manager for
+    /// the whole lifetime `'m` (the duration of one pass run).
+    pub(crate) unsafe fn new(raw: LLVMModuleRef, mam: *mut ffi::CgModuleAM) -> Self {
+        // SAFETY: the caller guarantees `raw` is a live module; ManuallyDrop
+        // keeps inkwell from disposing it.
+        let module = ManuallyDrop::new(unsafe { Module::new(raw) });
+        ModuleContext { module, raw, mam }
+    }
+
+    /// The module, as an inkwell [`Module`].
+    pub fn module(&self) -> &Module<'m> {
+        &self.module
+    }
+
+    /// The raw LLVM-C handle of the module.
+    pub fn raw(&self) -> LLVMModuleRef {
+        self.raw
+    }
+
+    /// Starts analysing one function definition. Analyses describe the IR as
+    /// it is now: query them, then change the IR, then call
+    /// [`FunctionAnalyses::mark_changed`] (dropping the handle invalidates the
+    /// function's cached analyses when it changed).
+    ///
+    /// # Panics
+    /// If `function` is a declaration.
+    pub fn analyses(&self, function: LLVMValueRef) -> FunctionAnalyses<'_> {
+        assert!(!crate::ir::is_declaration(function), "analyses of a declaration");
+        // SAFETY: 1. self.mam is the live analysis manager of self.raw;
+        // 2. `function` is a definition in that module.
+        let ctx = unsafe { ffi::cg_function_begin(self.mam, function) };
+        FunctionAnalyses { ctx, function, module: self.raw, changed: Cell::new(false), queries: Cell::new(0), _module: PhantomData }
+    }
+
+    /// Reports a diagnostic (printed by the host like its own).
+    pub fn diagnose(&self, function: Option<LLVMValueRef>, severity: Severity, message: &str) {
+        diagnose(self.raw, function, severity, message);
+    }
+
+    /// Store size in bytes of `ty`; `None` for scalable or unsized types.
+    pub fn store_size(&self, ty: LLVMTypeRef) -> Option<u64> {
+        let mut fixed = false;
+        // SAFETY: `ty` belongs to this module's context.
+        let size = unsafe { ffi::cg_type_store_size(self.raw, ty, &mut fixed) };
+        fixed.then_some(size)
+    }
+}
+
+/// Severity of a diagnostic reported with [`ModuleContext::diagnose`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Fails the compilation.
+    Error,
+    /// A warning.
+    Warning,
+}
+
+pub(crate) fn diagnose(module: LLVMModuleRef, function: Option<LLVMValueRef>, severity: Severity, message: &str) {
+    let sev = match severity {
+        Severity::Error => ffi::CG_SEVERITY_ERROR,
+        Severity::Warning => ffi::CG_SEVERITY_WARNING,
+    };
+    // SAFETY: `module` is live; the message bytes are valid for the call.
+    unsafe {
+        ffi::cg_diagnose(
+            module,
+            function.unwrap_or(std::ptr::null_mut()),
+            sev,
+            message.as_ptr().cast::<c_char>(),
+            message.len(),
+        )
+    };
+}
+
+/// Size of a memory location (`llvm::LocationSize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LocSize {
+    /// Exactly this many bytes from the pointer.
+    Precise(u64),
+    /// An unknown number of bytes starting at the pointer.
+    AfterPointer,
+    /// Unknown bytes before or after the pointer.
+    Unknown,
+}
+
+/// A memory location: `size` bytes at `ptr` (`llvm::MemoryLocation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// The pointer value.
+    pub ptr: LLVMValueRef,
+    /// How many bytes from `ptr`.
+    pub size: LocSize,
+}
+
+impl LocSize {
+    fn ffi(self) -> (u64, u8) {
+        match self {
+            LocSize::Precise(n) => (n, ffi::CG_SIZE_PRECISE),
+            LocSize::AfterPointer => (0, ffi::CG_SIZE_AFTER_POINTER),
+            LocSize::Unknown => (0, ffi::CG_SIZE_UNKNOWN),
+        }
+    }
+}
+
+/// How an instruction may touch a location (`llvm::ModRefInfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModRef {
+    /// May read it.
+    pub reads: bool,
+    /// May write it.
+    pub writes: bool,
+}
+
+/// What an underlying object is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// Unknown (loaded pointer, call result, phi of several objects, ...).
+    Unknown,
+    /// A static `alloca`: stack memory of this frame.
+    Alloca,
+    /// A global variable.
+    Global,
+    /// A thread-local global variable.
+    ThreadLocal,
+    /// The result of a `noalias` call (malloc-like).
+    Heap,
+    /// A function argument.
+    Argument,
+}
+
+/// Facts about a call site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallProps(u32);
+
+impl CallProps {
+    /// `nounwind`.
+    pub fn nounwind(self) -> bool {
+        self.0 & ffi::CG_CALL_NOUNWIND != 0
+    }
+    /// `willreturn`.
+    pub fn willreturn(self) -> bool {
+        self.0 & ffi::CG_CALL_WILLRETURN != 0
+    }
+    /// `noreturn`.
+    pub fn noreturn(self) -> bool {
+        self.0 & ffi::CG_CALL_NORETURN != 0
+    }
+    /// A `musttail` call.
+    pub fn musttail(self) -> bool {
+        self.0 & ffi::CG_CALL_MUSTTAIL != 0
+    }
+    /// The callee is a C library function TargetLibraryInfo recognises.
+    pub fn known_libfunc(self) -> bool {
+        self.0 & ffi::CG_CALL_KNOWN_LIBFUNC != 0
+    }
+    /// An inline-assembly call.
+    pub fn inline_asm(self) -> bool {
+        self.0 & ffi::CG_CALL_INLINE_ASM != 0
+    }
+    /// An indirect call.
+    pub fn indirect(self) -> bool {
+        self.0 & ffi::CG_CALL_INDIRECT != 0
+    }
+    /// `returns_twice` (setjmp, vfork).
+    pub fn returns_twice(self) -> bool {
+        self.0 & ffi::CG_CALL_RETURNS_TWICE != 0
+    }
+    /// `memory(none)`.
+    pub fn does_not_access_memory(self) -> bool {
+        self.0 & ffi::CG_CALL_DOES_NOT_ACCESS_MEMORY != 0
+    }
+    /// An intrinsic call.
+    pub fn intrinsic(self) -> bool {
+        self.0 & ffi::CG_CALL_INTRINSIC != 0
+    }
+}
+
+/// Kind of an optimization remark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemarkKind {
+    /// `-Rpass=`: something was done.
+    Passed,
+    /// `-Rpass-missed=`: something was not done, and why.
+    Missed,
+    /// `-Rpass-analysis=`: a fact found by the analysis.
+    Analysis,
+}
+
+/// Analyses of one function, valid while its IR is unchanged.
+pub struct FunctionAnalyses<'m> {
+    ctx: *mut ffi::CgFunctionCtx,
+    function: LLVMValueRef,
+    module: LLVMModuleRef,
+    changed: Cell<bool>,
+    queries: Cell<u64>,
+    _module: PhantomData<&'m ()>,
+}
+
+impl FunctionAnalyses<'_> {
+    /// The function analysed.
+    pub fn function(&self) -> LLVMValueRef {
+        self.function
+    }
+
+    /// Number of alias queries made so far.
+    pub fn queries(&self) -> u64 {
+        self.queries.get()
+    }
+
+    /// Records that the function's IR changed: its cached analyses are
+    /// invalidated when this handle is dropped. Alias queries are invalid
+    /// from now on.
+    pub fn mark_changed(&self) {
+        self.changed.set(true);
+    }
+
+    /// How instruction `inst` may touch `loc` (alias analysis, including the
+    /// callee's `memory(...)`, `nocapture` and `readnone` attributes).
+    pub fn mod_ref(&self, inst: LLVMValueRef, loc: Location) -> ModRef {
+        debug_assert!(!self.changed.get(), "alias query after an IR change");
+        self.queries.set(self.queries.get() + 1);
+        let (size, kind) = loc.size.ffi();
+        // SAFETY: inst and loc.ptr are values of the analysed function (or
+        // constants) and the IR has not changed since the analyses were built.
+        let mr = unsafe { ffi::cg_mod_ref(self.ctx, inst, loc.ptr, size, kind) };
+        ModRef { reads: mr & ffi::CG_REF != 0, writes: mr & ffi::CG_MOD != 0 }
+    }
+
+    /// Whether two locations may overlap.
+    pub fn may_alias(&self, a: Location, b: Location) -> bool {
+        debug_assert!(!self.changed.get(), "alias query after an IR change");
+        self.queries.set(self.queries.get() + 1);
+        let (s1, k1) = a.size.ffi();
+        let (s2, k2) = b.size.ffi();
+        // SAFETY: as in mod_ref.
+        unsafe { ffi::cg_alias(self.ctx, a.ptr, s1, k1, b.ptr, s2, k2) != ffi::CG_NO_ALIAS }
+    }
+
+    /// Facts about the call site `call` (a call, invoke or callbr).
+    pub fn call_props(&self, call: LLVMValueRef) -> CallProps {
+        // SAFETY: `call` is a CallBase of the analysed function.
+        CallProps(unsafe { ffi::cg_call_props(self.ctx, call) })
+    }
+
+    /// Whether `object` may be captured anywhere in the function (returns
+    /// count as captures; passing it to `free`/`operator delete` does not).
+    pub fn may_be_captured(&self, object: LLVMValueRef) -> bool {
+        // SAFETY: `object` is a value of the analysed function.
+        unsafe { ffi::cg_may_be_captured(self.ctx, object) }
+    }
+
+    /// Loop nesting depth of `bb` (0 outside natural loops).
+    pub fn loop_depth(&self, bb: LLVMBasicBlockRef) -> u32 {
+        // SAFETY: `bb` is a block of the analysed function.
+        unsafe { ffi::cg_loop_depth(self.ctx, bb) }
+    }
+
+    /// Promotes the given allocas to SSA registers (mem2reg); returns how
+    /// many were promotable.
+    pub fn promote_allocas(&self, allocas: &[LLVMValueRef]) -> usize {
+        let mut v = allocas.to_vec();
+        // SAFETY: the allocas are instructions of the analysed function; the
+        // shim builds a fresh dominator tree for the current IR.
+        unsafe { ffi::cg_promote_allocas(self.ctx, v.as_mut_ptr(), v.len()) }
+    }
+
+    /// Whether remarks of pass `copiergen` are requested.
+    pub fn remarks_enabled(&self) -> bool {
+        // SAFETY: the context is live.
+        unsafe { ffi::cg_remarks_enabled(self.ctx) }
+    }
+
+    /// Emits a remark named `name` at instruction `at` (its debug location),
+    /// made of `(key, value)` arguments; key `"String"` is plain text.
+    pub fn remark(&self, kind: RemarkKind, name: &str, at: Option<LLVMValueRef>, args: &[(&str, String)]) {
+        let ffi_args: Vec<ffi::CgRemarkArg> = args
+            .iter()
+            .map(|(k, v)| ffi::CgRemarkArg {
+                key: k.as_ptr().cast::<c_char>(),
+                key_len: k.len(),
+                val: v.as_ptr().cast::<c_char>(),
+                val_len: v.len(),
+            })
+            .collect();
+        let kind = match kind {
+            RemarkKind::Passed => ffi::CG_REMARK_PASSED,
+            RemarkKind::Missed => ffi::CG_REMARK_MISSED,
+            RemarkKind::Analysis => ffi::CG_REMARK_ANALYSIS,
+        };
+        // SAFETY: every pointer is valid for the call; `at` is an instruction
+        // of the analysed function or null.
+        unsafe {
+            ffi::cg_remark(
+                self.ctx,
+                kind,
+                name.as_ptr().cast::<c_char>(),
+                name.len(),
+                at.unwrap_or(std::ptr::null_mut()),
+                ffi_args.as_ptr(),
+                ffi_args.len(),
+            )
+        };
+    }
+
+    /// Reports a diagnostic about this function.
+    pub fn diagnose(&self, severity: Severity, message: &str) {
+        diagnose(self.module, Some(self.function), severity, message);
+    }
+}
+
+impl Drop for FunctionAnalyses<'_> {
+    fn drop(&mut self) {
+        // SAFETY: ctx came from cg_function_begin and is ended exactly once.
+        unsafe { ffi::cg_function_end(self.ctx, self.changed.get()) };
+    }
+}
+
+/// `llvm::getUnderlyingObject`: strips GEPs, casts and aliases from `ptr`.
+pub fn underlying_object(ptr: LLVMValueRef) -> LLVMValueRef {
+    // SAFETY: `ptr` is a live value.
+    unsafe { ffi::cg_underlying_object(ptr) }
+}
+
+/// Classifies an underlying object.
+pub fn object_kind(object: LLVMValueRef) -> ObjectKind {
+    // SAFETY: `object` is a live value.
+    match unsafe { ffi::cg_object_kind(object) } {
+        ffi::CG_OBJECT_ALLOCA => ObjectKind::Alloca,
+        ffi::CG_OBJECT_GLOBAL => ObjectKind::Global,
+        ffi::CG_OBJECT_THREAD_LOCAL => ObjectKind::ThreadLocal,
+        ffi::CG_OBJECT_HEAP => ObjectKind::Heap,
+        ffi::CG_OBJECT_ARGUMENT => ObjectKind::Argument,
+        _ => ObjectKind::Unknown,
+    }
+}
+
+/// Whether `inst` is an atomic instruction or fence with release (or
+/// stronger) ordering in the system scope: it can publish memory to another
+/// thread.
+pub fn is_release(inst: LLVMValueRef) -> bool {
+    // SAFETY: `inst` is a live instruction.
+    unsafe { ffi::cg_atomic_ordering(inst) >= ffi::CG_ORDERING_RELEASE && !ffi::cg_is_single_thread_scope(inst) }
+}
+
+/// Splits `before`'s block into `if (cond) { new block } before...`; returns
+/// the new block's terminator. `unlikely` marks the new block cold.
+pub fn split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef {
+    // SAFETY: `cond` is an i1 value available at `before`, an instruction
+    // (not a PHI) in a block of a function definition.
+    unsafe { ffi::cg_split_if_then(cond, before, unlikely) }
+}

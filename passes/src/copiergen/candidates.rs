@@ -1,0 +1,282 @@
+//! Finding the copies to rewrite: calls to `memcpy`, `memmove`,
+//! `__memcpy_chk`, `__memmove_chk` and the `llvm.memcpy`, `llvm.memcpy.inline`
+//! and `llvm.memmove` intrinsics, and deciding which become `amemcpy` /
+//! `amemmove` and why the others stay synchronous.
+
+use crate::ir;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::llvm_sys::{LLVMOpcode, LLVMTailCallKind, LLVMTypeKind};
+
+/// Copy (`memcpy`: the ranges must not overlap) or move (`memmove`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyKind {
+    /// `memcpy` semantics; becomes `amemcpy`.
+    Copy,
+    /// `memmove` semantics (overlap allowed); becomes `amemmove`.
+    Move,
+}
+
+/// Which form of the copy was called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyForm {
+    /// `llvm.memcpy.*`, `llvm.memcpy.inline.*`, `llvm.memmove.*`:
+    /// `(dst, src, len, isvolatile)`, returns void.
+    Intrinsic,
+    /// `memcpy` / `memmove`: `(dst, src, len)`, returns `dst`.
+    Libc,
+    /// `__memcpy_chk` / `__memmove_chk`: `(dst, src, len, dstlen)`, returns
+    /// `dst`, aborts when `len > dstlen` (glibc `debug/memcpy_chk.c`).
+    Checked,
+}
+
+/// How the `_chk` object-size check is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectSizeCheck {
+    /// Not a `_chk` call, or the check provably passes.
+    None,
+    /// Checked at run time: `if (len > dstlen) __memcpy_chk(...)` (which
+    /// aborts) before the `amemcpy`.
+    Runtime,
+}
+
+/// A copy the pass rewrites.
+#[derive(Debug, Clone)]
+pub struct CopyCall {
+    /// The original call instruction.
+    pub call: LLVMValueRef,
+    /// Copy or move.
+    pub kind: CopyKind,
+    /// Which callee form.
+    pub form: CopyForm,
+    /// The callee's name as written (`memcpy`, `llvm.memcpy.p0.p0.i64`, ...).
+    pub callee: String,
+    /// Destination pointer.
+    pub dst: LLVMValueRef,
+    /// Source pointer.
+    pub src: LLVMValueRef,
+    /// Length in bytes (any integer width).
+    pub len: LLVMValueRef,
+    /// The length when it is a compile-time constant.
+    pub const_len: Option<u64>,
+    /// `dstlen` of a `_chk` call.
+    pub dst_size: Option<LLVMValueRef>,
+    /// How the `_chk` check is kept.
+    pub check: ObjectSizeCheck,
+}
+
+/// Why a copy stays synchronous.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Constant length below the threshold (bytes, threshold).
+    BelowThreshold(u64, u64),
+    /// A volatile copy (`llvm.memcpy(..., i1 true)`).
+    Volatile,
+    /// A pointer outside address space 0 (which one).
+    AddressSpace(u32),
+    /// A `musttail` call: nothing may follow it.
+    MustTail,
+    /// The call does not have the standard prototype.
+    Prototype,
+    /// The `_chk` object-size check always fails: keep the call so it
+    /// aborts as before.
+    CheckAlwaysFails,
+    /// Called with `invoke` (a copy never unwinds; odd IR).
+    Invoke,
+    /// In a function of the Copier runtime (never rewritten).
+    RuntimeFunction(String),
+    /// The function uses funclet-based exception handling (Windows EH).
+    Funclets,
+    /// The function needs more alias queries than allowed (made, limit).
+    TooLarge(u64, u64),
+    /// The copy is in a block unreachable from the entry.
+    Unreachable,
+    /// The runtime's entry points are declared with another type in this
+    /// module (the name).
+    RuntimeDeclConflict(String),
+}
+
+impl SkipReason {
+    /// Remark text after "stays synchronous: ".
+    pub fn describe(&self) -> String {
+        match self {
+            SkipReason::BelowThreshold(len, t) => {
+                format!("constant length {len} bytes is below the threshold ({t} bytes, -copiergen-threshold)")
+            }
+            SkipReason::Volatile => "volatile copy".to_owned(),
+            SkipReason::AddressSpace(a) => format!("pointer in address space {a} (libcopier takes address space 0)"),
+            SkipReason::MustTail => "musttail call (nothing may run after it)".to_owned(),
+            SkipReason::Prototype => "callee has a non-standard prototype".to_owned(),
+            SkipReason::CheckAlwaysFails => {
+                "object-size check always fails; the checked call is kept so it aborts as before".to_owned()
+            }
+            SkipReason::Invoke => "copy is called with invoke".to_owned(),
+            SkipReason::RuntimeFunction(f) => format!("function '{f}' belongs to the Copier runtime"),
+            SkipReason::Funclets => "function uses funclet-based exception handling (not supported)".to_owned(),
+            SkipReason::TooLarge(q, m) => {
+                format!("function too large for the csync analysis ({q} alias queries, limit {m}, -copiergen-max-queries)")
+            }
+            SkipReason::Unreachable => "copy is unreachable".to_owned(),
+            SkipReason::RuntimeDeclConflict(n) => format!("'{n}' is declared with an unexpected type in this module"),
+        }
+    }
+
+    /// Remark name for `-fsave-optimization-record`.
+    pub fn remark_name(&self) -> &'static str {
+        match self {
+            SkipReason::BelowThreshold(..) => "BelowThreshold",
+            SkipReason::Volatile => "Volatile",
+            SkipReason::AddressSpace(_) => "AddressSpace",
+            SkipReason::MustTail => "MustTail",
+            SkipReason::Prototype => "Prototype",
+            SkipReason::CheckAlwaysFails => "CheckAlwaysFails",
+            SkipReason::Invoke => "Invoke",
+            SkipReason::RuntimeFunction(_) => "RuntimeFunction",
+            SkipReason::Funclets => "Funclets",
+            SkipReason::TooLarge(..) => "TooLarge",
+            SkipReason::Unreachable => "Unreachable",
+            SkipReason::RuntimeDeclConflict(_) => "RuntimeDeclConflict",
+        }
+    }
+}
+
+/// Intrinsic IDs the pass recognises, looked up once per module.
+#[derive(Debug, Clone, Copy)]
+pub struct IntrinsicIds {
+    /// `llvm.memcpy`.
+    pub memcpy: u32,
+    /// `llvm.memcpy.inline`.
+    pub memcpy_inline: u32,
+    /// `llvm.memmove`.
+    pub memmove: u32,
+    /// `llvm.memset`.
+    pub memset: u32,
+    /// `llvm.memset.inline`.
+    pub memset_inline: u32,
+    /// `llvm.stackrestore`.
+    pub stackrestore: u32,
+}
+
+impl IntrinsicIds {
+    /// Looks the IDs up in the host LLVM.
+    pub fn lookup() -> IntrinsicIds {
+        IntrinsicIds {
+            memcpy: ir::intrinsic_id("llvm.memcpy"),
+            memcpy_inline: ir::intrinsic_id("llvm.memcpy.inline"),
+            memmove: ir::intrinsic_id("llvm.memmove"),
+            memset: ir::intrinsic_id("llvm.memset"),
+            memset_inline: ir::intrinsic_id("llvm.memset.inline"),
+            stackrestore: ir::intrinsic_id("llvm.stackrestore"),
+        }
+    }
+}
+
+/// Whether a function belongs to the Copier runtime and must never be
+/// rewritten (brief: names `amemcpy*`, `amemmove*`, `csync*`, `copier_*`,
+/// `__copier*`, sections `.text.copier*`), or is itself a copy routine a
+/// program defines (`memcpy`, ...): rewriting it would recurse.
+pub fn is_runtime_function(function: LLVMValueRef) -> bool {
+    let name = ir::name(function);
+    const PREFIXES: [&str; 5] = ["amemcpy", "amemmove", "csync", "copier_", "__copier"];
+    const COPY_ROUTINES: [&str; 4] = ["memcpy", "memmove", "__memcpy_chk", "__memmove_chk"];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+        || COPY_ROUTINES.contains(&name.as_str())
+        || ir::section(function).is_some_and(|s| s.starts_with(".text.copier"))
+}
+
+/// Recognises a copy call: its kind, form and callee name.
+pub fn recognize(inst: LLVMValueRef, ids: &IntrinsicIds) -> Option<(CopyKind, CopyForm, String)> {
+    let op = ir::opcode(inst);
+    if op != LLVMOpcode::LLVMCall && op != LLVMOpcode::LLVMInvoke {
+        return None;
+    }
+    let callee = ir::called_function(inst)?;
+    let id = ir::function_intrinsic_id(callee);
+    let name = ir::name(callee);
+    if id != 0 {
+        return if id == ids.memcpy || id == ids.memcpy_inline {
+            Some((CopyKind::Copy, CopyForm::Intrinsic, name))
+        } else if id == ids.memmove {
+            Some((CopyKind::Move, CopyForm::Intrinsic, name))
+        } else {
+            None
+        };
+    }
+    match name.as_str() {
+        "memcpy" => Some((CopyKind::Copy, CopyForm::Libc, name)),
+        "memmove" => Some((CopyKind::Move, CopyForm::Libc, name)),
+        "__memcpy_chk" => Some((CopyKind::Copy, CopyForm::Checked, name)),
+        "__memmove_chk" => Some((CopyKind::Move, CopyForm::Checked, name)),
+        _ => None,
+    }
+}
+
+/// Decides whether the recognised copy call `inst` is rewritten.
+pub fn classify(
+    inst: LLVMValueRef,
+    kind: CopyKind,
+    form: CopyForm,
+    callee: String,
+    threshold: u64,
+) -> Result<CopyCall, SkipReason> {
+    if ir::opcode(inst) == LLVMOpcode::LLVMInvoke {
+        return Err(SkipReason::Invoke);
+    }
+    // SAFETY: `inst` is a call instruction of the module being run.
+    let tail = unsafe { inkwell::llvm_sys::core::LLVMGetTailCallKind(inst) };
+    if tail == LLVMTailCallKind::LLVMTailCallKindMustTail {
+        return Err(SkipReason::MustTail);
+    }
+    let want_args = match form {
+        CopyForm::Intrinsic | CopyForm::Checked => 4,
+        CopyForm::Libc => 3,
+    };
+    if ir::num_args(inst) != want_args {
+        return Err(SkipReason::Prototype);
+    }
+    let (dst, src, len) = (ir::arg(inst, 0), ir::arg(inst, 1), ir::arg(inst, 2));
+    if form == CopyForm::Intrinsic && ir::const_int(ir::arg(inst, 3)) != Some(0) {
+        return Err(SkipReason::Volatile);
+    }
+    for p in [dst, src] {
+        match ir::address_space(p) {
+            None => return Err(SkipReason::Prototype),
+            Some(0) => {}
+            Some(a) => return Err(SkipReason::AddressSpace(a)),
+        }
+    }
+    let Some(len_width) = ir::int_width(len) else {
+        return Err(SkipReason::Prototype);
+    };
+    if form != CopyForm::Intrinsic {
+        // The result replaces a pointer-returning call: a use of another
+        // type would not type-check.
+        let ret = ir::type_kind(ir::type_of(inst));
+        if ret != LLVMTypeKind::LLVMPointerTypeKind && ret != LLVMTypeKind::LLVMVoidTypeKind {
+            return Err(SkipReason::Prototype);
+        }
+    }
+    let const_len = ir::const_int(len);
+    if let Some(n) = const_len {
+        if n < threshold {
+            return Err(SkipReason::BelowThreshold(n, threshold));
+        }
+    }
+    let mut dst_size = None;
+    let mut check = ObjectSizeCheck::None;
+    if form == CopyForm::Checked {
+        let size = ir::arg(inst, 3);
+        if ir::int_width(size) != Some(len_width) {
+            return Err(SkipReason::Prototype);
+        }
+        let all_ones = if len_width >= 64 { u64::MAX } else { (1u64 << len_width) - 1 };
+        match (const_len, ir::const_int(size)) {
+            // dstlen = (size_t)-1: __builtin_object_size did not know it.
+            (_, Some(s)) if s == all_ones => {}
+            (Some(n), Some(s)) if n <= s => {}
+            (Some(_), Some(_)) => return Err(SkipReason::CheckAlwaysFails),
+            _ => check = ObjectSizeCheck::Runtime,
+        }
+        dst_size = Some(size);
+    }
+    Ok(CopyCall { call: inst, kind, form, callee, dst, src, len, const_len, dst_size, check })
+}

@@ -1,0 +1,526 @@
+//! What one instruction may do to a pending copy, and whether that needs a
+//! `csync` before it.
+//!
+//! The rules (DESIGN.md "Semantics"; article: csync before reading or writing
+//! the destination, writing or freeing the source, or handing either buffer
+//! to another thread or an opaque library):
+//!
+//! * an access with a known extent (load, store, atomic, `llvm.memset`, a
+//!   synchronous copy, `memcmp`/`read`/`write`-like library calls) that may
+//!   read or write the destination, or write the source, needs the bytes it
+//!   touches: a **narrow** sync `csync(ptr, size)` of the access itself;
+//! * any other instruction that alias analysis says may touch the
+//!   destination, or write the source (calls to declarations, indirect
+//!   calls, `free`, `realloc`, `munmap`, `llvm.lifetime.end`, `va_arg`,
+//!   inline asm, ...; callee attributes such as `memory(...)`, `nocapture`
+//!   and `readnone` are honoured by the alias analysis) needs the **whole**
+//!   copy: `csync(dst, len)`;
+//! * whole-copy syncs also before: a release (atomic store/RMW/cmpxchg/fence
+//!   with release or stronger ordering, pthread/C11 thread and lock calls)
+//!   when a buffer may be visible to another thread; a store that publishes
+//!   a pointer into a buffer to memory other code can read; a call that may
+//!   leave the frame without returning (may unwind, `noreturn`, or not
+//!   `willreturn` and not a known library function: `longjmp`, exceptions);
+//!   `llvm.stackrestore`; process operations (`fork`, `exec*`, ...);
+//!   returns, `resume` and `musttail` calls (a pending copy never outlives
+//!   its frame).
+
+use super::candidates::IntrinsicIds;
+use crate::context::{self, FunctionAnalyses, LocSize, Location, ModuleContext, ObjectKind};
+use crate::ir;
+use inkwell::llvm_sys::LLVMOpcode;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use std::collections::HashMap;
+
+/// Size of an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccessSize {
+    /// A compile-time constant number of bytes.
+    Const(u64),
+    /// A run-time integer value (bytes), available before the access.
+    Value(LLVMValueRef),
+    /// Not expressible (scalable vector, unsized).
+    Unknown,
+}
+
+/// One memory access with a known extent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// First byte.
+    pub ptr: LLVMValueRef,
+    /// Extent.
+    pub size: AccessSize,
+    /// May read.
+    pub reads: bool,
+    /// May write.
+    pub writes: bool,
+}
+
+impl Access {
+    /// The alias-analysis location of the access.
+    pub fn location(&self) -> Location {
+        let size = match self.size {
+            AccessSize::Const(n) => LocSize::Precise(n),
+            AccessSize::Value(_) => LocSize::AfterPointer,
+            AccessSize::Unknown => LocSize::Unknown,
+        };
+        Location { ptr: self.ptr, size }
+    }
+
+    /// Whether a narrow `csync(ptr, size)` can cover it.
+    pub fn syncable(&self) -> bool {
+        self.size != AccessSize::Unknown && ir::is_ptr_as0(self.ptr)
+    }
+}
+
+/// Why a whole-copy sync is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FullReason {
+    /// `ret`: the copy must not outlive the frame.
+    Return,
+    /// `resume`: unwinding out of the frame.
+    Resume,
+    /// A `musttail` call: the frame ends at the call.
+    MustTail,
+    /// A call alias analysis cannot clear: may read the destination.
+    CallReadsDst,
+    /// A call alias analysis cannot clear: may write the destination.
+    CallWritesDst,
+    /// A call alias analysis cannot clear: may write (or free) the source.
+    CallWritesSrc,
+    /// A non-call instruction without a known extent touches the buffers.
+    UnknownAccess,
+    /// `free`, `realloc`, `munmap`, `operator delete` of a buffer.
+    Free,
+    /// A release operation while a buffer may be visible to other threads.
+    Release,
+    /// A thread or lock operation (by callee name).
+    ThreadOperation,
+    /// A store publishing a pointer into a buffer.
+    PointerEscape,
+    /// A call that may leave the frame abnormally.
+    MayNotReturn,
+    /// `llvm.stackrestore` frees dynamic stack memory.
+    StackRestore,
+    /// `fork`, `exec*`, `posix_spawn`, ... (the child has no copy service).
+    ProcessOperation,
+    /// A coroutine intrinsic that may suspend the frame.
+    Coroutine,
+    /// Inline asm gets a pointer that may point into a buffer.
+    AsmOperand,
+}
+
+impl FullReason {
+    /// Whether the sync is there because the analysis could not prove
+    /// something (reported as a missed remark too).
+    pub fn conservative(self) -> bool {
+        matches!(
+            self,
+            FullReason::CallReadsDst
+                | FullReason::CallWritesDst
+                | FullReason::CallWritesSrc
+                | FullReason::UnknownAccess
+                | FullReason::MayNotReturn
+                | FullReason::AsmOperand
+        )
+    }
+}
+
+/// Why a narrow sync is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NarrowReason {
+    /// The access may read the destination.
+    ReadsDst,
+    /// The access may write the destination.
+    WritesDst,
+    /// The access may write the source.
+    WritesSrc,
+}
+
+/// Everything about one instruction that the placement needs, computed once.
+#[derive(Debug, Clone, Default)]
+pub struct Effect {
+    /// Accesses with a known extent.
+    pub accesses: Vec<Access>,
+    /// Ask alias analysis about the instruction as a whole.
+    pub opaque: bool,
+    /// Sync every pending copy before it.
+    pub sync_all: Option<FullReasonCell>,
+    /// A release operation (thread hand-off).
+    pub release: Option<FullReasonCell>,
+    /// Stores this pointer value to memory other code can read.
+    pub escapes: Option<LLVMValueRef>,
+    /// May leave the frame abnormally (or free stack memory).
+    pub leaves_frame: Option<FullReasonCell>,
+    /// Submits the candidate copy with this index.
+    pub submits: Option<usize>,
+    /// A call the program makes to the Copier runtime itself (its own
+    /// `amemcpy`, ...): cached ready windows are stale after it.
+    pub user_submission: bool,
+    /// Name of the callee, for remarks.
+    pub callee: Option<String>,
+    /// The callee releases memory (`free`, `realloc`, `munmap`, `delete`).
+    pub frees: bool,
+    /// Pointer operands of inline asm: asm without a memory clobber may
+    /// still dereference them (the compiler does not see it), so a buffer
+    /// they may point into is synced whole.
+    pub asm_pointers: Vec<LLVMValueRef>,
+}
+
+/// A [`FullReason`] (wrapper so `Effect` can derive `Default`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullReasonCell(pub FullReason);
+
+impl Effect {
+    /// Whether the instruction may need a whole-copy sync (anything but
+    /// accesses with a nameable extent).
+    pub fn may_need_full(&self) -> bool {
+        self.sync_all.is_some()
+            || self.release.is_some()
+            || self.escapes.is_some()
+            || self.opaque
+            || self.leaves_frame.is_some()
+            || !self.asm_pointers.is_empty()
+            || self.accesses.iter().any(|a| !a.syncable())
+    }
+
+    /// Whether the instruction can matter to a pending copy at all.
+    pub fn is_inert(&self) -> bool {
+        self.accesses.is_empty()
+            && !self.opaque
+            && self.sync_all.is_none()
+            && self.release.is_none()
+            && self.escapes.is_none()
+            && self.leaves_frame.is_none()
+            && self.submits.is_none()
+            && !self.user_submission
+    }
+}
+
+/// Facts about one candidate copy used by the conflict rules.
+#[derive(Debug, Clone)]
+pub struct CopyFacts {
+    /// Destination location.
+    pub dst: Location,
+    /// Source location.
+    pub src: Location,
+    /// A buffer may be visible to another thread (not a non-captured local
+    /// or heap object).
+    pub shared: bool,
+    /// Leaving the frame abnormally cannot expose or kill the buffers (both
+    /// are non-captured heap objects and the function has no `setjmp`).
+    pub frame_exempt: bool,
+}
+
+/// Whether `object` is memory no other code (thread, callee, caller) can
+/// name: a non-captured static alloca or non-captured malloc-like result.
+pub fn is_private_object(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    matches!(context::object_kind(object), ObjectKind::Alloca | ObjectKind::Heap) && !fa.may_be_captured(object)
+}
+
+fn is_private_heap(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    context::object_kind(object) == ObjectKind::Heap && !fa.may_be_captured(object)
+}
+
+impl CopyFacts {
+    /// Computes the facts of a copy `(dst, src, len)`.
+    pub fn new(
+        fa: &FunctionAnalyses<'_>,
+        dst: LLVMValueRef,
+        src: LLVMValueRef,
+        const_len: Option<u64>,
+        has_setjmp: bool,
+    ) -> CopyFacts {
+        let size = const_len.map_or(LocSize::AfterPointer, LocSize::Precise);
+        let dst_obj = context::underlying_object(dst);
+        let src_obj = context::underlying_object(src);
+        CopyFacts {
+            dst: Location { ptr: dst, size },
+            src: Location { ptr: src, size },
+            shared: !(is_private_object(fa, dst_obj) && is_private_object(fa, src_obj)),
+            frame_exempt: !has_setjmp && is_private_heap(fa, dst_obj) && is_private_heap(fa, src_obj),
+        }
+    }
+}
+
+/// An argument of a library function accessed over an extent given by
+/// another argument: (pointer argument, length argument, reads, writes).
+type ExtentArg = (u32, u32, bool, bool);
+
+/// Library functions whose pointer arguments are accessed over an extent
+/// given by another argument. Used only when TargetLibraryInfo recognises
+/// the callee.
+const EXTENT_FUNCTIONS: &[(&str, &[ExtentArg])] = &[
+    ("memset", &[(0, 2, false, true)]),
+    ("bzero", &[(0, 1, false, true)]),
+    ("memcmp", &[(0, 2, true, false), (1, 2, true, false)]),
+    ("bcmp", &[(0, 2, true, false), (1, 2, true, false)]),
+    ("memchr", &[(0, 2, true, false)]),
+    ("memrchr", &[(0, 2, true, false)]),
+    ("memcpy", &[(0, 2, false, true), (1, 2, true, false)]),
+    ("memmove", &[(0, 2, false, true), (1, 2, true, false)]),
+    ("read", &[(1, 2, false, true)]),
+    ("write", &[(1, 2, true, false)]),
+    ("pread", &[(1, 2, false, true)]),
+    ("pwrite", &[(1, 2, true, false)]),
+    ("send", &[(1, 2, true, false)]),
+    ("recv", &[(1, 2, false, true)]),
+];
+
+/// Callees (by name prefix) that synchronise with other threads.
+const THREAD_PREFIXES: &[&str] = &[
+    "pthread_", "thrd_", "mtx_", "cnd_", "sem_post", "sem_wait", "sem_timedwait", "sem_trywait", "__atomic_",
+    "__sync_", "futex", "__cxa_guard_release",
+];
+
+/// Callees (exact names) that start or replace processes.
+const PROCESS_FUNCTIONS: &[&str] = &[
+    "fork", "vfork", "_Fork", "clone", "clone3", "posix_spawn", "posix_spawnp", "system", "popen", "execl", "execle",
+    "execlp", "execv", "execve", "execvp", "execvpe", "fexecve", "daemon",
+];
+
+/// Callees (exact names) that release memory.
+const FREE_FUNCTIONS: &[&str] = &["free", "cfree", "realloc", "reallocarray", "munmap", "mremap", "madvise"];
+
+/// Callees (by name prefix) that are the Copier runtime's own submission
+/// entry points.
+const RUNTIME_SUBMIT_PREFIXES: &[&str] = &["amemcpy", "amemmove", "copier_submit"];
+
+/// Computes the effects of every instruction of interest.
+pub struct EffectBuilder<'a, 'm> {
+    /// Module (type sizes).
+    pub cx: &'a ModuleContext<'m>,
+    /// Function analyses.
+    pub fa: &'a FunctionAnalyses<'a>,
+    /// Intrinsic IDs.
+    pub ids: &'a IntrinsicIds,
+    /// Candidate copy index by call instruction.
+    pub candidates: &'a HashMap<LLVMValueRef, usize>,
+    /// The analysed function is `nounwind`: an exception cannot leave it
+    /// (it would terminate the program), so only `longjmp`-like exits count.
+    pub function_nounwind: bool,
+}
+
+impl EffectBuilder<'_, '_> {
+    fn type_size(&self, v: LLVMValueRef) -> AccessSize {
+        self.cx.store_size(ir::type_of(v)).map_or(AccessSize::Unknown, AccessSize::Const)
+    }
+
+    fn length(v: LLVMValueRef) -> AccessSize {
+        match ir::const_int(v) {
+            Some(n) => AccessSize::Const(n),
+            None if ir::int_width(v).is_some() => AccessSize::Value(v),
+            None => AccessSize::Unknown,
+        }
+    }
+
+    /// The effect of `inst`.
+    pub fn effect(&self, inst: LLVMValueRef) -> Effect {
+        let mut e = Effect::default();
+        match ir::opcode(inst) {
+            LLVMOpcode::LLVMLoad => {
+                e.accesses.push(Access { ptr: ir::operand(inst, 0), size: self.type_size(inst), reads: true, writes: false });
+            }
+            LLVMOpcode::LLVMStore => {
+                let value = ir::operand(inst, 0);
+                let ptr = ir::operand(inst, 1);
+                e.accesses.push(Access { ptr, size: self.type_size(value), reads: false, writes: true });
+                if context::is_release(inst) {
+                    e.release = Some(FullReasonCell(FullReason::Release));
+                }
+                if ir::address_space(value).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
+                    e.escapes = Some(value);
+                }
+            }
+            LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
+                let ptr = ir::operand(inst, 0);
+                let value = ir::operand(inst, 1);
+                e.accesses.push(Access { ptr, size: self.type_size(value), reads: true, writes: true });
+                if context::is_release(inst) {
+                    e.release = Some(FullReasonCell(FullReason::Release));
+                }
+                let stored = ir::operand(inst, if ir::opcode(inst) == LLVMOpcode::LLVMAtomicCmpXchg { 2 } else { 1 });
+                if ir::address_space(stored).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
+                    e.escapes = Some(stored);
+                }
+            }
+            LLVMOpcode::LLVMFence if context::is_release(inst) => {
+                e.release = Some(FullReasonCell(FullReason::Release));
+            }
+            LLVMOpcode::LLVMVAArg => e.opaque = true,
+            LLVMOpcode::LLVMRet => e.sync_all = Some(FullReasonCell(FullReason::Return)),
+            LLVMOpcode::LLVMResume => e.sync_all = Some(FullReasonCell(FullReason::Resume)),
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => self.call_effect(inst, &mut e),
+            _ => {}
+        }
+        e
+    }
+
+    fn call_effect(&self, inst: LLVMValueRef, e: &mut Effect) {
+        if let Some(&idx) = self.candidates.get(&inst) {
+            e.submits = Some(idx);
+            return;
+        }
+        let props = self.fa.call_props(inst);
+        let op = ir::opcode(inst);
+        let callee = ir::called_function(inst);
+        let name = callee.map(ir::name).unwrap_or_default();
+        e.callee = Some(if props.inline_asm() {
+            "inline asm".to_owned()
+        } else if name.is_empty() {
+            "an indirect callee".to_owned()
+        } else {
+            format!("'{name}'")
+        });
+        if props.musttail() {
+            e.sync_all = Some(FullReasonCell(FullReason::MustTail));
+            return;
+        }
+        if props.inline_asm() {
+            e.opaque = !props.does_not_access_memory();
+            e.asm_pointers = (0..ir::num_args(inst)).map(|i| ir::arg(inst, i)).filter(|&a| ir::address_space(a).is_some()).collect();
+            return;
+        }
+
+        if props.intrinsic() {
+            let id = callee.map_or(0, ir::function_intrinsic_id);
+            let ids = self.ids;
+            if id == ids.memset || id == ids.memset_inline {
+                e.accesses.push(Access { ptr: ir::arg(inst, 0), size: Self::length(ir::arg(inst, 2)), reads: false, writes: true });
+            } else if id == ids.memcpy || id == ids.memcpy_inline || id == ids.memmove {
+                let len = Self::length(ir::arg(inst, 2));
+                e.accesses.push(Access { ptr: ir::arg(inst, 0), size: len, reads: false, writes: true });
+                e.accesses.push(Access { ptr: ir::arg(inst, 1), size: len, reads: true, writes: false });
+            } else if id == ids.stackrestore {
+                e.leaves_frame = Some(FullReasonCell(FullReason::StackRestore));
+            } else if name.starts_with("llvm.coro.") && !props.does_not_access_memory() {
+                // A coroutine suspend or end returns to the caller or resumer
+                // (the pass normally runs after coroutine lowering).
+                e.sync_all = Some(FullReasonCell(FullReason::Coroutine));
+            } else {
+                e.opaque = !props.does_not_access_memory();
+            }
+            return;
+        }
+
+        if PROCESS_FUNCTIONS.contains(&name.as_str()) {
+            e.sync_all = Some(FullReasonCell(FullReason::ProcessOperation));
+            return;
+        }
+        if THREAD_PREFIXES.iter().any(|p| name.starts_with(p)) {
+            e.release = Some(FullReasonCell(FullReason::ThreadOperation));
+        }
+        if RUNTIME_SUBMIT_PREFIXES.iter().any(|p| name.starts_with(p)) {
+            e.user_submission = true;
+        }
+        e.frees = FREE_FUNCTIONS.contains(&name.as_str()) || name.starts_with("_ZdlPv") || name.starts_with("_ZdaPv");
+
+        let extents = if props.known_libfunc() {
+            EXTENT_FUNCTIONS.iter().find(|(n, _)| *n == name).map(|(_, x)| *x)
+        } else {
+            None
+        };
+        match extents {
+            Some(list) if list.iter().all(|&(p, l, _, _)| p < ir::num_args(inst) && l < ir::num_args(inst)) => {
+                for &(p, l, reads, writes) in list {
+                    e.accesses.push(Access { ptr: ir::arg(inst, p), size: Self::length(ir::arg(inst, l)), reads, writes });
+                }
+            }
+            _ => e.opaque = !props.does_not_access_memory(),
+        }
+
+        // May the call leave this frame without returning to it? An invoke's
+        // unwind edge stays in the function (the dataflow follows it).
+        let may_unwind = op == LLVMOpcode::LLVMCall && !props.nounwind() && !self.function_nounwind;
+        let may_longjmp = !props.willreturn() && !props.known_libfunc();
+        if props.noreturn() || may_unwind || may_longjmp {
+            e.leaves_frame = Some(FullReasonCell(FullReason::MayNotReturn));
+        }
+    }
+
+    /// Whether `inst` (with effect `e`) needs the whole pending copy `c`
+    /// synced before it, and why. Accesses with a known extent never do
+    /// (see [`Self::narrow_conflict`]), except when the extent cannot be
+    /// named in a narrow sync.
+    pub fn full_conflict(&self, inst: LLVMValueRef, e: &Effect, c: &CopyFacts) -> Option<FullReason> {
+        if let Some(FullReasonCell(r)) = e.sync_all {
+            return Some(r);
+        }
+        if e.submits.is_some() {
+            // libcopier orders overlapping copies itself (dependency tracker).
+            return None;
+        }
+        if let Some(FullReasonCell(r)) = e.release {
+            if c.shared {
+                return Some(r);
+            }
+        }
+        if let Some(v) = e.escapes {
+            let stored = Location { ptr: v, size: LocSize::Unknown };
+            let dst = Location { ptr: c.dst.ptr, size: LocSize::Unknown };
+            let src = Location { ptr: c.src.ptr, size: LocSize::Unknown };
+            if self.fa.may_alias(stored, dst) || self.fa.may_alias(stored, src) {
+                return Some(FullReason::PointerEscape);
+            }
+        }
+        for &p in &e.asm_pointers {
+            let arg = Location { ptr: p, size: LocSize::Unknown };
+            let dst = Location { ptr: c.dst.ptr, size: LocSize::Unknown };
+            let src = Location { ptr: c.src.ptr, size: LocSize::Unknown };
+            if self.fa.may_alias(arg, dst) || self.fa.may_alias(arg, src) {
+                return Some(FullReason::AsmOperand);
+            }
+        }
+        for a in e.accesses.iter().filter(|a| !a.syncable()) {
+            if self.touches(a, c).is_some() {
+                return Some(FullReason::UnknownAccess);
+            }
+        }
+        if e.opaque {
+            let is_call = matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
+            let on_dst = self.fa.mod_ref(inst, c.dst);
+            if on_dst.writes || on_dst.reads {
+                return Some(match (is_call, on_dst.writes) {
+                    _ if e.frees => FullReason::Free,
+                    (false, _) => FullReason::UnknownAccess,
+                    (true, true) => FullReason::CallWritesDst,
+                    (true, false) => FullReason::CallReadsDst,
+                });
+            }
+            if self.fa.mod_ref(inst, c.src).writes {
+                return Some(if e.frees {
+                    FullReason::Free
+                } else if is_call {
+                    FullReason::CallWritesSrc
+                } else {
+                    FullReason::UnknownAccess
+                });
+            }
+        }
+        // Checked last so that remarks name the alias-analysis reason when
+        // there is one.
+        if let Some(FullReasonCell(r)) = e.leaves_frame {
+            if !c.frame_exempt {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Whether the access `e.accesses[i]` (syncable) touches the pending
+    /// copy `c` in a way that needs its bytes synced first.
+    pub fn narrow_conflict(&self, e: &Effect, i: usize, c: &CopyFacts) -> Option<NarrowReason> {
+        self.touches(&e.accesses[i], c)
+    }
+
+    fn touches(&self, a: &Access, c: &CopyFacts) -> Option<NarrowReason> {
+        let loc = a.location();
+        if (a.reads || a.writes) && self.fa.may_alias(loc, c.dst) {
+            Some(if a.writes { NarrowReason::WritesDst } else { NarrowReason::ReadsDst })
+        } else if a.writes && self.fa.may_alias(loc, c.src) {
+            Some(NarrowReason::WritesSrc)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Applying a [`Plan`]: rewriting the copies into `amemcpy`/`amemmove`,
+//! inserting `csync`, `csync_all` and windowed `csync_ready_end` guards.
+//!
+//! Values a sync needs that may not dominate it (the destination and length
+//! of a copy made on only some paths, the cached ready window of a loop) go
+//! through allocas that are promoted to SSA at the end (mem2reg): on paths
+//! where the copy did not run, the sync sees `(null, 0)`, an empty range.
+
+use super::candidates::{CopyForm, CopyKind, ObjectSizeCheck};
+use super::effects::AccessSize;
+use super::placement::{PendingCopy, Plan, SyncPoint};
+use crate::context::{self, FunctionAnalyses};
+use crate::ir::{self, Builder};
+use copier_abi::symbols;
+use inkwell::llvm_sys::LLVMIntPredicate;
+use inkwell::llvm_sys::prelude::{LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use std::collections::HashMap;
+use std::ffi::CString;
+
+/// A declared runtime entry point: function and type.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    f: LLVMValueRef,
+    ty: LLVMTypeRef,
+}
+
+/// The libcopier entry points the pass calls (`copier_abi::symbols`).
+#[derive(Debug, Clone, Copy)]
+pub struct Runtime {
+    amemcpy: Entry,
+    amemmove: Entry,
+    csync: Entry,
+    csync_all: Entry,
+    csync_ready_end: Entry,
+}
+
+impl Runtime {
+    /// Declares (or finds) the entry points in `module`.
+    ///
+    /// # Errors
+    /// The name of an entry point the module already defines or declares
+    /// with another type.
+    pub fn declare(module: LLVMModuleRef) -> Result<Runtime, String> {
+        let b = Builder::new(module);
+        let (ptr, size, void) = (b.ptr_type(), b.intptr_type(), b.void_type());
+        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 5] = [
+            (symbols::AMEMCPY, ptr, vec![ptr, ptr, size]),
+            (symbols::AMEMMOVE, ptr, vec![ptr, ptr, size]),
+            (symbols::CSYNC, void, vec![ptr, size]),
+            (symbols::CSYNC_ALL, void, vec![]),
+            (symbols::CSYNC_READY_END, ptr, vec![ptr, size]),
+        ];
+        let names: Vec<CString> =
+            entries.iter().map(|(n, _, _)| CString::new(*n).expect("symbol names have no NUL")).collect();
+        // Check every name first, so that a conflict leaves the module as it
+        // was.
+        for ((name, ret, params), c) in entries.iter().zip(&names) {
+            if !ir::can_declare(module, c, *ret, params) {
+                return Err((*name).to_owned());
+            }
+        }
+        let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
+            let (f, ty) = ir::get_or_declare(module, c, *ret, params).expect("checked by can_declare");
+            Entry { f, ty }
+        });
+        let mut next = || declared.next().expect("five entries");
+        Ok(Runtime { amemcpy: next(), amemmove: next(), csync: next(), csync_all: next(), csync_ready_end: next() })
+    }
+}
+
+/// More whole-copy syncs than this at one point become one `csync_all`.
+const MAX_SYNCS_PER_POINT: usize = 4;
+
+/// How a sync point's whole-copy syncs are emitted.
+pub fn uses_sync_all(point: &SyncPoint, plan: &Plan) -> bool {
+    point.full.iter().any(|&(c, _)| plan.multi_instance[c]) || distinct_copies(point) > MAX_SYNCS_PER_POINT
+}
+
+fn distinct_copies(point: &SyncPoint) -> usize {
+    let mut v: Vec<usize> = point.full.iter().map(|&(c, _)| c).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+/// Whether a narrow sync at this point uses the windowed guard.
+pub fn uses_window(point: &SyncPoint, window_enabled: bool) -> bool {
+    window_enabled && point.in_loop
+}
+
+struct Emitter {
+    b: Builder,
+    rt: Runtime,
+    ptr: LLVMTypeRef,
+    size: LLVMTypeRef,
+    allocas: Vec<LLVMValueRef>,
+    /// Per copy: slots holding its last (dst, len).
+    slots: HashMap<usize, (LLVMValueRef, LLVMValueRef)>,
+    /// Per underlying object: the cached ready window (lo, end).
+    windows: HashMap<LLVMValueRef, (LLVMValueRef, LLVMValueRef)>,
+    entry_point: LLVMValueRef,
+}
+
+impl Emitter {
+    fn slot(&mut self, ty: LLVMTypeRef, name: &std::ffi::CStr, init: LLVMValueRef) -> LLVMValueRef {
+        self.b.position_before_no_loc(self.entry_point);
+        let a = self.b.alloca(ty, name);
+        self.b.store(init, a);
+        self.allocas.push(a);
+        a
+    }
+
+    fn copy_slot(&mut self, c: usize) -> (LLVMValueRef, LLVMValueRef) {
+        if let Some(&s) = self.slots.get(&c) {
+            return s;
+        }
+        let null = self.b.null_ptr();
+        let zero = self.b.const_int(self.size, 0);
+        let s = (self.slot(self.ptr, c"copiergen.dst", null), self.slot(self.size, c"copiergen.len", zero));
+        self.slots.insert(c, s);
+        s
+    }
+
+    fn window(&mut self, object: LLVMValueRef) -> (LLVMValueRef, LLVMValueRef) {
+        if let Some(&w) = self.windows.get(&object) {
+            return w;
+        }
+        let null = self.b.null_ptr();
+        let w = (self.slot(self.ptr, c"copiergen.lo", null), self.slot(self.ptr, c"copiergen.end", null));
+        self.windows.insert(object, w);
+        w
+    }
+
+    fn size_value(&self, size: AccessSize) -> LLVMValueRef {
+        match size {
+            AccessSize::Const(n) => self.b.const_int(self.size, n),
+            AccessSize::Value(v) => self.b.int_cast(v, self.size),
+            AccessSize::Unknown => unreachable!("narrow syncs have a known size"),
+        }
+    }
+
+    /// `if (ptr < lo || ptr + size > end) { end = csync_ready_end(ptr, size); lo = ptr; }`
+    /// before `before`.
+    fn windowed_guard(&mut self, before: LLVMValueRef, ptr: LLVMValueRef, size: AccessSize) {
+        let (lo_slot, end_slot) = self.window(context::underlying_object(ptr));
+        self.b.position_before(before);
+        let n = self.size_value(size);
+        let lo = self.b.load(self.ptr, lo_slot);
+        let end = self.b.load(self.ptr, end_slot);
+        let last = self.b.byte_gep(ptr, n);
+        let below = self.b.icmp(LLVMIntPredicate::LLVMIntULT, ptr, lo);
+        let beyond = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
+        let miss = self.b.or(below, beyond);
+        let term = context::split_if_then(miss, before, true);
+        self.b.position_before(term);
+        self.b.set_loc_from(before);
+        let new_end = self.b.call(self.rt.csync_ready_end.ty, self.rt.csync_ready_end.f, &[ptr, n]);
+        self.b.store(ptr, lo_slot);
+        self.b.store(new_end, end_slot);
+    }
+
+    /// Invalidates every cached window (after a submission).
+    fn reset_windows_after(&mut self, inst: LLVMValueRef) {
+        if self.windows.is_empty() || !self.b.position_after(inst) {
+            // A submission by `invoke` (the program's own amemcpy): its
+            // windows stay; libcopier's copies are its caller's to sync.
+            return;
+        }
+        let null = self.b.null_ptr();
+        let ends: Vec<LLVMValueRef> = self.windows.values().map(|&(_, end)| end).collect();
+        for end in ends {
+            self.b.store(null, end);
+        }
+    }
+}
+
+/// Applies `plan` to the function analysed by `fa`. Call only after every
+/// analysis query: the IR changes.
+pub fn apply(
+    module: LLVMModuleRef,
+    fa: &FunctionAnalyses<'_>,
+    rt: Runtime,
+    copies: &[PendingCopy],
+    plan: &Plan,
+    window_enabled: bool,
+) {
+    fa.mark_changed();
+    let function = fa.function();
+    let b = Builder::new(module);
+    let (ptr, size) = (b.ptr_type(), b.intptr_type());
+    let mut em = Emitter {
+        b,
+        rt,
+        ptr,
+        size,
+        allocas: Vec::new(),
+        slots: HashMap::new(),
+        windows: HashMap::new(),
+        entry_point: ir::entry_insertion_point(function),
+    };
+
+    // Every slot first, in the entry block: later edits split blocks.
+    for point in &plan.points {
+        if uses_window(point, window_enabled) {
+            for n in &point.narrow {
+                em.window(context::underlying_object(n.access.ptr));
+            }
+        }
+        if !point.full.is_empty() && !uses_sync_all(point, plan) {
+            for &(c, _) in &point.full {
+                em.copy_slot(c);
+            }
+        }
+    }
+
+    for point in &plan.points {
+        for n in &point.narrow {
+            if uses_window(point, window_enabled) {
+                em.windowed_guard(point.before, n.access.ptr, n.access.size);
+            } else {
+                em.b.position_before(point.before);
+                let s = em.size_value(n.access.size);
+                em.b.call(rt.csync.ty, rt.csync.f, &[n.access.ptr, s]);
+            }
+        }
+        if point.full.is_empty() {
+            continue;
+        }
+        if uses_sync_all(point, plan) {
+            em.b.position_before(point.before);
+            em.b.call(rt.csync_all.ty, rt.csync_all.f, &[]);
+        } else {
+            let mut done = Vec::new();
+            for &(c, _) in &point.full {
+                if done.contains(&c) {
+                    continue;
+                }
+                done.push(c);
+                let (dst_slot, len_slot) = em.copy_slot(c);
+                em.b.position_before(point.before);
+                let dst = em.b.load(ptr, dst_slot);
+                let len = em.b.load(size, len_slot);
+                em.b.call(rt.csync.ty, rt.csync.f, &[dst, len]);
+            }
+        }
+    }
+
+    for (i, pc) in copies.iter().enumerate() {
+        if !plan.reachable[i] {
+            continue;
+        }
+        let c = &pc.call;
+        em.b.position_before(c.call);
+        let len = em.b.int_cast(c.len, size);
+        let cond = match (c.check, c.dst_size) {
+            (ObjectSizeCheck::Runtime, Some(dst_size)) => {
+                let limit = em.b.int_cast(dst_size, size);
+                Some(em.b.icmp(LLVMIntPredicate::LLVMIntUGT, len, limit))
+            }
+            _ => None,
+        };
+        let entry = match c.kind {
+            CopyKind::Copy => rt.amemcpy,
+            CopyKind::Move => rt.amemmove,
+        };
+        let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len]);
+        if c.form != CopyForm::Intrinsic && ir::has_uses(c.call) {
+            ir::replace_all_uses(c.call, new);
+        }
+        if let Some(cond) = cond {
+            // if (len > dstlen) __memcpy_chk(dst, src, len, dstlen): the
+            // original checked call, which reports the overflow and aborts.
+            let term = context::split_if_then(cond, new, true);
+            ir::remove_from_parent(c.call);
+            em.b.position_before(term);
+            em.b.insert(c.call);
+        } else {
+            ir::erase(c.call);
+        }
+        if let Some(&(dst_slot, len_slot)) = em.slots.get(&i) {
+            let placed = em.b.position_after(new);
+            debug_assert!(placed, "a call is never a terminator");
+            em.b.store(c.dst, dst_slot);
+            em.b.store(len, len_slot);
+        }
+        em.reset_windows_after(new);
+    }
+    for &call in &plan.user_submissions {
+        em.reset_windows_after(call);
+    }
+
+    fa.promote_allocas(&em.allocas);
+}

@@ -1,0 +1,265 @@
+//! The `copiergen` pass: rewrites large and variable-length copies into
+//! libcopier's asynchronous `amemcpy`/`amemmove` and places `csync` where
+//! the program first needs their bytes.
+//!
+//! Per function:
+//! 1. [`candidates`]: find `memcpy`/`memmove`/`__memcpy_chk`/`__memmove_chk`
+//!    calls and `llvm.memcpy`/`llvm.memcpy.inline`/`llvm.memmove`; keep the
+//!    small-constant, volatile, odd ones synchronous (missed remarks).
+//! 2. [`effects`] + [`placement`]: on the unmodified IR (the copies are still
+//!    `memcpy`, so capture and alias facts describe the program as written),
+//!    a forward dataflow of pending copies decides which instructions need
+//!    a narrow (`csync(ptr, size)`) or whole-copy sync.
+//! 3. [`emit`]: rewrite the copies and insert the syncs; windowed
+//!    `csync_ready_end` guards in loops; mem2reg on the helper slots.
+//!
+//! Functions of the Copier runtime are never rewritten (brief: names
+//! `amemcpy*`, `amemmove*`, `csync*`, `copier_*`, `__copier*`, sections
+//! `.text.copier*`). Modules for targets libcopier does not run on (GPU,
+//! wasm, non-Linux) are left alone.
+
+pub mod candidates;
+pub mod effects;
+pub mod emit;
+pub mod placement;
+pub mod remarks;
+
+use crate::context::{FunctionAnalyses, ModuleContext, Severity};
+use crate::ir;
+use crate::options;
+use crate::registry::{ModulePass, Schedule};
+use candidates::{IntrinsicIds, SkipReason};
+use effects::{CopyFacts, EffectBuilder};
+use inkwell::llvm_sys::LLVMOpcode;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use placement::PendingCopy;
+use std::collections::HashMap;
+
+/// The CopierGen pass (`-passes=copiergen`, scheduled at the end of every
+/// default pipeline).
+pub struct CopierGen;
+
+/// Parameters of `-passes=copiergen<...>`, `;`-separated:
+/// `threshold=N` (overrides `-copiergen-threshold`), `window` / `no-window`
+/// (override `-copiergen-window`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Params {
+    /// Rewrite threshold for constant lengths, bytes.
+    pub threshold: Option<u64>,
+    /// Windowed guards in loops.
+    pub window: Option<bool>,
+}
+
+impl Params {
+    /// Parses the text between the angle brackets.
+    ///
+    /// # Errors
+    /// A message naming the unknown or malformed parameter.
+    pub fn parse(text: &str) -> Result<Params, String> {
+        let mut p = Params::default();
+        for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            if let Some(v) = item.strip_prefix("threshold=") {
+                p.threshold = Some(v.parse().map_err(|_| format!("threshold '{v}' is not a byte count"))?);
+            } else if item == "window" {
+                p.window = Some(true);
+            } else if item == "no-window" {
+                p.window = Some(false);
+            } else {
+                return Err(format!("unknown parameter '{item}' (expected threshold=N, window or no-window)"));
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// Settings of one run.
+#[derive(Debug, Clone, Copy)]
+struct Config {
+    threshold: u64,
+    window: bool,
+    max_queries: u64,
+}
+
+impl ModulePass for CopierGen {
+    fn name(&self) -> &'static str {
+        "copiergen"
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule::PIPELINE_END
+    }
+
+    fn parse_params(&self, params: &str) -> Result<(), String> {
+        Params::parse(params).map(|_| ())
+    }
+
+    fn run(&self, cx: &ModuleContext<'_>, params: &str) -> bool {
+        if options::DISABLE.bool() {
+            return false;
+        }
+        let params = match Params::parse(params) {
+            Ok(p) => p,
+            Err(e) => {
+                cx.diagnose(None, Severity::Error, &e);
+                return false;
+            }
+        };
+        if !target_supported(&ir::target_triple(cx.raw())) {
+            return false;
+        }
+        let cfg = Config {
+            threshold: params.threshold.unwrap_or_else(|| options::THRESHOLD.uint()),
+            window: params.window.unwrap_or_else(|| options::WINDOW.bool()),
+            max_queries: options::MAX_QUERIES.uint(),
+        };
+        let ids = IntrinsicIds::lookup();
+        let mut runtime = None;
+        // Snapshot: the pass adds declarations while it runs.
+        let definitions: Vec<LLVMValueRef> = ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)).collect();
+        let mut changed = false;
+        for f in definitions {
+            changed |= run_on_function(cx, &cfg, &ids, &mut runtime, f);
+        }
+        changed
+    }
+}
+
+/// Whether libcopier can run on the module's target: Linux, or no triple
+/// (hand-written IR for `opt`).
+fn target_supported(triple: &str) -> bool {
+    triple.is_empty() || triple.contains("-linux")
+}
+
+fn has_funclets(function: LLVMValueRef) -> bool {
+    ir::blocks(function).flat_map(ir::instructions).any(|i| {
+        matches!(
+            ir::opcode(i),
+            LLVMOpcode::LLVMCatchSwitch
+                | LLVMOpcode::LLVMCatchPad
+                | LLVMOpcode::LLVMCleanupPad
+                | LLVMOpcode::LLVMCatchRet
+                | LLVMOpcode::LLVMCleanupRet
+        )
+    })
+}
+
+fn has_setjmp(fa: &FunctionAnalyses<'_>, function: LLVMValueRef) -> bool {
+    ir::blocks(function).flat_map(ir::instructions).any(|i| {
+        matches!(ir::opcode(i), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) && fa.call_props(i).returns_twice()
+    })
+}
+
+fn run_on_function(
+    cx: &ModuleContext<'_>,
+    cfg: &Config,
+    ids: &IntrinsicIds,
+    runtime: &mut Option<Result<emit::Runtime, String>>,
+    f: LLVMValueRef,
+) -> bool {
+    let found: Vec<_> = ir::blocks(f)
+        .flat_map(ir::instructions)
+        .filter_map(|i| candidates::recognize(i, ids).map(|(k, form, name)| (i, k, form, name)))
+        .collect();
+    if found.is_empty() || ir::has_fn_attr(f, "naked") {
+        return false;
+    }
+    let fa = cx.analyses(f);
+    let remarks = fa.remarks_enabled();
+    let skip_all = |why: SkipReason| {
+        if remarks {
+            for (i, _, _, name) in &found {
+                remarks::skipped(&fa, *i, name, const_len_of(*i), &why);
+            }
+        }
+        false
+    };
+    if candidates::is_runtime_function(f) {
+        return skip_all(SkipReason::RuntimeFunction(ir::name(f)));
+    }
+    if has_funclets(f) {
+        return skip_all(SkipReason::Funclets);
+    }
+
+    let mut calls = Vec::new();
+    for (i, kind, form, name) in &found {
+        match candidates::classify(*i, *kind, *form, name.clone(), cfg.threshold) {
+            Ok(c) => calls.push(c),
+            Err(why) => {
+                if remarks {
+                    remarks::skipped(&fa, *i, name, const_len_of(*i), &why);
+                }
+            }
+        }
+    }
+    if calls.is_empty() {
+        return false;
+    }
+    let setjmp = has_setjmp(&fa, f);
+    let copies: Vec<PendingCopy> = calls
+        .into_iter()
+        .map(|call| PendingCopy {
+            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp),
+            loc: ir::debug_loc(call.call),
+            call,
+        })
+        .collect();
+    let candidate_index: HashMap<LLVMValueRef, usize> =
+        copies.iter().enumerate().map(|(i, c)| (c.call.call, i)).collect();
+    let eb = EffectBuilder { cx, fa: &fa, ids, candidates: &candidate_index, function_nounwind: ir::has_fn_attr(f, "nounwind") };
+    let plan = match placement::plan(f, &fa, &eb, &copies, cfg.max_queries) {
+        Ok(p) => p,
+        Err(over) => {
+            if remarks {
+                for c in &copies {
+                    let why = SkipReason::TooLarge(over.queries, cfg.max_queries);
+                    remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
+                }
+            }
+            return false;
+        }
+    };
+    if !plan.reachable.iter().any(|&r| r) {
+        if remarks {
+            for c in &copies {
+                remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
+            }
+        }
+        return false;
+    }
+
+    // Declared only now: a function that rewrites nothing adds nothing.
+    let rt = match runtime.get_or_insert_with(|| emit::Runtime::declare(cx.raw())) {
+        Ok(rt) => *rt,
+        Err(name) => {
+            fa.diagnose(Severity::Warning, &format!("'{name}' is declared with an unexpected type; copies stay synchronous"));
+            if remarks {
+                for c in &copies {
+                    let why = SkipReason::RuntimeDeclConflict(name.clone());
+                    remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
+                }
+            }
+            return false;
+        }
+    };
+
+    // Remarks before the IR changes: they point at the original calls.
+    if remarks {
+        for (i, c) in copies.iter().enumerate() {
+            if plan.reachable[i] {
+                remarks::rewritten(&fa, &c.call);
+            } else {
+                remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
+            }
+        }
+        for point in &plan.points {
+            remarks::sync_point(&fa, &copies, &plan, point, cfg.window);
+        }
+    }
+    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window);
+    true
+}
+
+/// The constant length argument of a recognised copy call, if any.
+fn const_len_of(call: LLVMValueRef) -> Option<u64> {
+    if ir::num_args(call) > 2 { ir::const_int(ir::arg(call, 2)) } else { None }
+}

@@ -1,0 +1,230 @@
+//! CopierGen's optimization remarks, in LLVM's own format (pass name
+//! `copiergen`): `-Rpass=copiergen`, `-Rpass-missed=copiergen`,
+//! `-Rpass-analysis=copiergen`, `-fsave-optimization-record`.
+//!
+//! | kind   | name             | at                | says |
+//! |--------|------------------|-------------------|------|
+//! | passed | `AsyncCopy`      | the copy          | `memcpy of 65536 bytes rewritten to amemcpy` |
+//! | passed | `Csync`          | the guarded access| `csync(ptr, 4 bytes) before load at f.c:9:5: it may read the destination of memcpy at f.c:7:3` |
+//! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` |
+//! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` |
+//! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
+//! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
+//! | missed | `ConservativeSync` | the guarded inst. | `could not prove that call to 'f' at ... leaves memcpy at ... alone (the callee may read the destination); synchronizing the whole copy` |
+
+use super::candidates::{CopyCall, CopyForm, CopyKind, ObjectSizeCheck, SkipReason};
+use super::effects::{AccessSize, FullReason, NarrowReason};
+use super::emit;
+use super::placement::{PendingCopy, Plan, SyncPoint};
+use crate::context::{FunctionAnalyses, RemarkKind};
+use crate::ir;
+use copier_abi::symbols;
+use inkwell::llvm_sys::LLVMOpcode;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+
+fn s(text: &str) -> (&'static str, String) {
+    ("String", text.to_owned())
+}
+
+fn callee_display(callee: &str) -> String {
+    // Intrinsic names carry their overload suffix: llvm.memcpy.p0.p0.i64.
+    for base in ["llvm.memcpy.inline", "llvm.memcpy", "llvm.memmove"] {
+        if callee.starts_with(base) {
+            return base.to_owned();
+        }
+    }
+    callee.to_owned()
+}
+
+fn length_display(len: Option<u64>) -> String {
+    match len {
+        Some(n) => format!("{n} bytes"),
+        None => "variable length".to_owned(),
+    }
+}
+
+fn at(inst: LLVMValueRef) -> String {
+    ir::debug_loc(inst).map(|l| format!(" at {l}")).unwrap_or_default()
+}
+
+fn copy_name(pc: &PendingCopy) -> String {
+    let callee = callee_display(&pc.call.callee);
+    match &pc.loc {
+        Some(l) => format!("{callee} at {l}"),
+        None => format!("{callee} (no debug location)"),
+    }
+}
+
+/// Describes the instruction a sync guards: "load at f.c:3:5".
+fn describe(inst: LLVMValueRef, callee: Option<&str>) -> String {
+    let what = match ir::opcode(inst) {
+        LLVMOpcode::LLVMLoad => "load".to_owned(),
+        LLVMOpcode::LLVMStore => "store".to_owned(),
+        LLVMOpcode::LLVMAtomicRMW => "atomicrmw".to_owned(),
+        LLVMOpcode::LLVMAtomicCmpXchg => "cmpxchg".to_owned(),
+        LLVMOpcode::LLVMFence => "fence".to_owned(),
+        LLVMOpcode::LLVMVAArg => "va_arg".to_owned(),
+        LLVMOpcode::LLVMRet => "return".to_owned(),
+        LLVMOpcode::LLVMResume => "resume".to_owned(),
+        LLVMOpcode::LLVMInvoke => format!("invoke of {}", callee.unwrap_or("a callee")),
+        LLVMOpcode::LLVMCallBr => "asm goto".to_owned(),
+        LLVMOpcode::LLVMCall => format!("call to {}", callee.unwrap_or("a callee")),
+        other => format!("{other:?}").trim_start_matches("LLVM").to_lowercase(),
+    };
+    format!("{what}{}", at(inst))
+}
+
+fn full_reason(r: FullReason) -> &'static str {
+    match r {
+        FullReason::Return => "a pending copy must not outlive the function",
+        FullReason::Resume => "unwinding leaves the function",
+        FullReason::MustTail => "the frame ends at a musttail call",
+        FullReason::CallReadsDst => "the callee may read the destination",
+        FullReason::CallWritesDst => "the callee may write the destination",
+        FullReason::CallWritesSrc => "the callee may write the source",
+        FullReason::UnknownAccess => "it may touch the buffers over an extent the pass cannot name",
+        FullReason::Free => "it releases a buffer of the copy",
+        FullReason::Release => "it publishes memory to other threads (release ordering) and a buffer may be shared",
+        FullReason::ThreadOperation => "thread or lock operation while a buffer may be shared",
+        FullReason::PointerEscape => "it stores a pointer to a buffer where other code can read it",
+        FullReason::MayNotReturn => "the callee may not return normally (exception, longjmp, exit)",
+        FullReason::StackRestore => "it frees dynamic stack memory",
+        FullReason::ProcessOperation => "a child process would see unfinished copies",
+        FullReason::Coroutine => "a coroutine suspend point leaves the frame",
+        FullReason::AsmOperand => "inline asm gets a pointer into a buffer and may dereference it",
+    }
+}
+
+fn narrow_reason(r: NarrowReason) -> &'static str {
+    match r {
+        NarrowReason::ReadsDst => "it may read the destination",
+        NarrowReason::WritesDst => "it may write the destination",
+        NarrowReason::WritesSrc => "it may write the source",
+    }
+}
+
+fn size_display(size: AccessSize) -> String {
+    match size {
+        AccessSize::Const(1) => "1 byte".to_owned(),
+        AccessSize::Const(n) => format!("{n} bytes"),
+        AccessSize::Value(_) => "a run-time length".to_owned(),
+        AccessSize::Unknown => "an unknown size".to_owned(),
+    }
+}
+
+/// Remark for a copy that stays synchronous.
+pub fn skipped(fa: &FunctionAnalyses<'_>, call: LLVMValueRef, callee: &str, len: Option<u64>, why: &SkipReason) {
+    let len = match why {
+        SkipReason::BelowThreshold(n, _) => Some(*n),
+        _ => len,
+    };
+    fa.remark(
+        RemarkKind::Missed,
+        why.remark_name(),
+        Some(call),
+        &[
+            ("Callee", callee_display(callee)),
+            s(" of "),
+            ("Length", length_display(len)),
+            s(" stays synchronous: "),
+            ("Reason", why.describe()),
+        ],
+    );
+}
+
+/// Remark for a rewritten copy.
+pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
+    let replacement = match c.kind {
+        CopyKind::Copy => symbols::AMEMCPY,
+        CopyKind::Move => symbols::AMEMMOVE,
+    };
+    let mut args = vec![
+        ("Callee", callee_display(&c.callee)),
+        s(" of "),
+        ("Length", length_display(c.const_len)),
+        s(" rewritten to "),
+        ("Replacement", replacement.to_owned()),
+    ];
+    if c.form == CopyForm::Checked && c.check == ObjectSizeCheck::Runtime {
+        args.push(s(" (object-size check kept inline)"));
+    }
+    fa.remark(RemarkKind::Passed, "AsyncCopy", Some(c.call), &args);
+}
+
+/// Remarks for one sync point.
+pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan, point: &SyncPoint, window: bool) {
+    let guarded = describe(point.before, point.callee.as_deref());
+    for n in &point.narrow {
+        let (name, what) = if emit::uses_window(point, window) {
+            ("CsyncWindow", format!("windowed {} (inline ready-window check)", symbols::CSYNC_READY_END))
+        } else {
+            ("Csync", format!("{}(ptr, {})", symbols::CSYNC, size_display(n.access.size)))
+        };
+        let what = if name == "CsyncWindow" { format!("{what} of {}", size_display(n.access.size)) } else { what };
+        let in_loop = if name == "CsyncWindow" { " in a loop" } else { "" };
+        fa.remark(
+            RemarkKind::Passed,
+            name,
+            Some(point.before),
+            &[
+                ("Sync", what),
+                s(" before "),
+                ("Access", guarded.clone()),
+                s(&format!("{in_loop}: {} of ", narrow_reason(n.reason))),
+                ("Copy", copy_name(&copies[n.copy])),
+            ],
+        );
+    }
+    if point.full.is_empty() {
+        return;
+    }
+    if emit::uses_sync_all(point, plan) {
+        let multi: Vec<String> =
+            point.full.iter().filter(|&&(c, _)| plan.multi_instance[c]).map(|&(c, _)| copy_name(&copies[c])).collect();
+        let why = if multi.is_empty() {
+            format!("{} copies may be pending", point.full.len())
+        } else {
+            format!("{} may be pending from an earlier loop iteration", multi.join(", "))
+        };
+        fa.remark(
+            RemarkKind::Passed,
+            "CsyncAll",
+            Some(point.before),
+            &[("Sync", symbols::CSYNC_ALL.to_owned()), s(" before "), ("Access", guarded.clone()), s(": "), ("Reason", why)],
+        );
+    } else {
+        for &(c, r) in &point.full {
+            fa.remark(
+                RemarkKind::Passed,
+                "CsyncCopy",
+                Some(point.before),
+                &[
+                    s("csync of the whole copy ("),
+                    ("Copy", copy_name(&copies[c])),
+                    s(") before "),
+                    ("Access", guarded.clone()),
+                    s(": "),
+                    ("Reason", full_reason(r).to_owned()),
+                ],
+            );
+        }
+    }
+    for &(c, r) in &point.full {
+        if r.conservative() {
+            fa.remark(
+                RemarkKind::Missed,
+                "ConservativeSync",
+                Some(point.before),
+                &[
+                    s("could not prove that "),
+                    ("Access", guarded.clone()),
+                    s(" leaves "),
+                    ("Copy", copy_name(&copies[c])),
+                    s(" alone ("),
+                    ("Reason", full_reason(r).to_owned()),
+                    s("); synchronizing the whole copy"),
+                ],
+            );
+        }
+    }
+}

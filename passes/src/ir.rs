@@ -1,0 +1,475 @@
+//! Thin helpers over the LLVM-C API for walking and editing IR.
+//!
+//! Handle invariant: every `LLVMValueRef`, `LLVMBasicBlockRef` and
+//! `LLVMTypeRef` passed to these helpers was obtained from the module the
+//! current pass run is working on and is still live (not erased). Passes get
+//! them only by walking that module, so the invariant holds by construction;
+//! each `// SAFETY:` below relies on it.
+
+use inkwell::llvm_sys::core as c;
+use inkwell::llvm_sys::debuginfo as di;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMBuilderRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
+use std::ffi::{CStr, c_char};
+
+/// An instruction opcode (LLVM-C `LLVMOpcode`).
+pub type Opcode = LLVMOpcode;
+
+/// The instructions of a block, in order.
+pub fn instructions(bb: LLVMBasicBlockRef) -> impl Iterator<Item = LLVMValueRef> {
+    // SAFETY: handle invariant (module docs).
+    let first = unsafe { c::LLVMGetFirstInstruction(bb) };
+    std::iter::successors(non_null(first), |&i| {
+        // SAFETY: handle invariant.
+        non_null(unsafe { c::LLVMGetNextInstruction(i) })
+    })
+}
+
+/// The blocks of a function definition, in layout order.
+pub fn blocks(function: LLVMValueRef) -> impl Iterator<Item = LLVMBasicBlockRef> {
+    // SAFETY: handle invariant.
+    let first = unsafe { c::LLVMGetFirstBasicBlock(function) };
+    std::iter::successors(non_null_bb(first), |&b| {
+        // SAFETY: handle invariant.
+        non_null_bb(unsafe { c::LLVMGetNextBasicBlock(b) })
+    })
+}
+
+/// The functions of a module, in order.
+pub fn functions(module: LLVMModuleRef) -> impl Iterator<Item = LLVMValueRef> {
+    // SAFETY: handle invariant.
+    let first = unsafe { c::LLVMGetFirstFunction(module) };
+    std::iter::successors(non_null(first), |&f| {
+        // SAFETY: handle invariant.
+        non_null(unsafe { c::LLVMGetNextFunction(f) })
+    })
+}
+
+fn non_null(v: LLVMValueRef) -> Option<LLVMValueRef> {
+    (!v.is_null()).then_some(v)
+}
+
+fn non_null_bb(b: LLVMBasicBlockRef) -> Option<LLVMBasicBlockRef> {
+    (!b.is_null()).then_some(b)
+}
+
+/// The successors of a block (through its terminator); empty for a block
+/// without terminator (malformed IR).
+pub fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+    // SAFETY: handle invariant.
+    let term = unsafe { c::LLVMGetBasicBlockTerminator(bb) };
+    if term.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: handle invariant; `term` is a terminator.
+    let n = unsafe { c::LLVMGetNumSuccessors(term) };
+    // SAFETY: i < n.
+    (0..n).map(|i| unsafe { c::LLVMGetSuccessor(term, i) }).collect()
+}
+
+/// The opcode of an instruction.
+pub fn opcode(inst: LLVMValueRef) -> Opcode {
+    // SAFETY: handle invariant; `inst` is an instruction.
+    unsafe { c::LLVMGetInstructionOpcode(inst) }
+}
+
+/// Operand `i` of an instruction.
+pub fn operand(inst: LLVMValueRef, i: u32) -> LLVMValueRef {
+    // SAFETY: handle invariant; callers pass i < the operand count.
+    unsafe { c::LLVMGetOperand(inst, i) }
+}
+
+/// Number of call arguments of a call site.
+pub fn num_args(call: LLVMValueRef) -> u32 {
+    // SAFETY: handle invariant; `call` is a call site.
+    unsafe { c::LLVMGetNumArgOperands(call) }
+}
+
+/// Argument `i` of a call site (`i < num_args(call)`).
+pub fn arg(call: LLVMValueRef, i: u32) -> LLVMValueRef {
+    debug_assert!(i < num_args(call));
+    operand(call, i)
+}
+
+/// The called function of a direct call (through no casts: LLVM 22 has
+/// opaque pointers), or `None` for indirect calls and inline asm.
+pub fn called_function(call: LLVMValueRef) -> Option<LLVMValueRef> {
+    // SAFETY: handle invariant; `call` is a call site.
+    let callee = unsafe { c::LLVMGetCalledValue(call) };
+    // SAFETY: handle invariant.
+    (!callee.is_null() && !unsafe { c::LLVMIsAFunction(callee) }.is_null()).then_some(callee)
+}
+
+/// The name of a value (empty when unnamed).
+pub fn name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    // SAFETY: handle invariant; the name bytes are valid until the value is
+    // renamed, and are copied at once.
+    unsafe {
+        let p = c::LLVMGetValueName2(v, &mut len);
+        if p.is_null() {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned()
+    }
+}
+
+/// The section of a global value, if it has one.
+pub fn section(global: LLVMValueRef) -> Option<String> {
+    // SAFETY: handle invariant; `global` is a global value.
+    let p = unsafe { c::LLVMGetSection(global) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: LLVMGetSection returns a NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    (!s.is_empty()).then_some(s)
+}
+
+/// Whether a function is a declaration (no body).
+pub fn is_declaration(function: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMIsDeclaration(function) != 0 }
+}
+
+/// The zero-extended value of an integer constant of at most 64 bits.
+pub fn const_int(v: LLVMValueRef) -> Option<u64> {
+    // SAFETY: handle invariant.
+    unsafe {
+        if c::LLVMIsAConstantInt(v).is_null() {
+            return None;
+        }
+        let ty = c::LLVMTypeOf(v);
+        if c::LLVMGetIntTypeWidth(ty) > 64 {
+            return None;
+        }
+        Some(c::LLVMConstIntGetZExtValue(v))
+    }
+}
+
+/// The type of a value.
+pub fn type_of(v: LLVMValueRef) -> LLVMTypeRef {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMTypeOf(v) }
+}
+
+/// The kind of a type.
+pub fn type_kind(ty: LLVMTypeRef) -> LLVMTypeKind {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMGetTypeKind(ty) }
+}
+
+/// Whether `v` is a pointer in address space 0 (the only pointers libcopier
+/// takes).
+pub fn is_ptr_as0(v: LLVMValueRef) -> bool {
+    let ty = type_of(v);
+    // SAFETY: handle invariant; `ty` is a pointer type when the kind says so.
+    type_kind(ty) == LLVMTypeKind::LLVMPointerTypeKind && unsafe { c::LLVMGetPointerAddressSpace(ty) } == 0
+}
+
+/// The address space of a pointer value (`None` if `v` is not a pointer).
+pub fn address_space(v: LLVMValueRef) -> Option<u32> {
+    let ty = type_of(v);
+    // SAFETY: handle invariant; `ty` is a pointer type when the kind says so.
+    (type_kind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| unsafe { c::LLVMGetPointerAddressSpace(ty) })
+}
+
+/// Bit width of an integer value (`None` if not an integer).
+pub fn int_width(v: LLVMValueRef) -> Option<u32> {
+    let ty = type_of(v);
+    // SAFETY: handle invariant; `ty` is an integer type when the kind says so.
+    (type_kind(ty) == LLVMTypeKind::LLVMIntegerTypeKind).then(|| unsafe { c::LLVMGetIntTypeWidth(ty) })
+}
+
+/// Source location `file:line:col` of an instruction's debug location.
+pub fn debug_loc(inst: LLVMValueRef) -> Option<String> {
+    // SAFETY: handle invariant; the LLVM-C debug-location getters accept
+    // instructions and return borrowed, length-delimited strings.
+    unsafe {
+        if di::LLVMInstructionGetDebugLoc(inst).is_null() {
+            return None;
+        }
+        let mut len = 0u32;
+        let p = c::LLVMGetDebugLocFilename(inst, &mut len);
+        let file = if p.is_null() {
+            String::from("<unknown>")
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize)).into_owned()
+        };
+        let line = c::LLVMGetDebugLocLine(inst);
+        let col = c::LLVMGetDebugLocColumn(inst);
+        Some(format!("{file}:{line}:{col}"))
+    }
+}
+
+/// Looks up an intrinsic ID by its base name (`llvm.memcpy`); 0 if unknown.
+pub fn intrinsic_id(base_name: &str) -> u32 {
+    // SAFETY: the name is valid for the call.
+    unsafe { c::LLVMLookupIntrinsicID(base_name.as_ptr().cast::<c_char>(), base_name.len()) }
+}
+
+/// The intrinsic ID of a function (0 if not an intrinsic).
+pub fn function_intrinsic_id(function: LLVMValueRef) -> u32 {
+    // SAFETY: handle invariant; `function` is a function.
+    unsafe { c::LLVMGetIntrinsicID(function) }
+}
+
+/// The module's target triple.
+pub fn target_triple(module: LLVMModuleRef) -> String {
+    // SAFETY: handle invariant; LLVMGetTarget returns a NUL-terminated string.
+    unsafe { CStr::from_ptr(c::LLVMGetTarget(module)) }.to_string_lossy().into_owned()
+}
+
+/// Whether a function has the enum attribute `attr` (e.g. "naked").
+pub fn has_fn_attr(function: LLVMValueRef, attr: &str) -> bool {
+    // SAFETY: handle invariant; the name is valid for the call.
+    unsafe {
+        let kind = c::LLVMGetEnumAttributeKindForName(attr.as_ptr().cast::<c_char>(), attr.len());
+        kind != 0
+            && !c::LLVMGetEnumAttributeAtIndex(function, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind)
+                .is_null()
+    }
+}
+
+/// The first instruction of the entry block that is not an `alloca`.
+pub fn entry_insertion_point(function: LLVMValueRef) -> LLVMValueRef {
+    // SAFETY: handle invariant; a definition has an entry block.
+    let entry = unsafe { c::LLVMGetEntryBasicBlock(function) };
+    instructions(entry)
+        .find(|&i| opcode(i) != LLVMOpcode::LLVMAlloca)
+        .expect("a well-formed entry block ends with a terminator")
+}
+
+/// Replaces every use of `old` with `new`.
+pub fn replace_all_uses(old: LLVMValueRef, new: LLVMValueRef) {
+    // SAFETY: handle invariant; both values have the same type (callers
+    // replace a call by a call of the same return type).
+    unsafe { c::LLVMReplaceAllUsesWith(old, new) }
+}
+
+/// Erases an instruction with no remaining uses.
+pub fn erase(inst: LLVMValueRef) {
+    // SAFETY: handle invariant; the instruction has no uses.
+    unsafe { c::LLVMInstructionEraseFromParent(inst) }
+}
+
+/// Whether a value has any use.
+pub fn has_uses(v: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    !unsafe { c::LLVMGetFirstUse(v) }.is_null()
+}
+
+/// An IR builder (LLVM-C `LLVMBuilderRef`), disposed on drop.
+pub struct Builder {
+    raw: LLVMBuilderRef,
+    module: LLVMModuleRef,
+}
+
+impl Builder {
+    /// A builder in the module's context, not positioned yet.
+    pub fn new(module: LLVMModuleRef) -> Builder {
+        // SAFETY: handle invariant.
+        let raw = unsafe { c::LLVMCreateBuilderInContext(c::LLVMGetModuleContext(module)) };
+        Builder { raw, module }
+    }
+
+    /// Positions before `inst` and takes its debug location for the
+    /// instructions built next (none if `inst` has none).
+    pub fn position_before(&self, inst: LLVMValueRef) {
+        // SAFETY: handle invariant; `inst` is an instruction in a block.
+        unsafe {
+            c::LLVMPositionBuilderBefore(self.raw, inst);
+            c::LLVMSetCurrentDebugLocation2(self.raw, di::LLVMInstructionGetDebugLoc(inst));
+        }
+    }
+
+    /// Positions before `inst` without a debug location (setup code such as
+    /// allocas and their initial stores).
+    pub fn position_before_no_loc(&self, inst: LLVMValueRef) {
+        // SAFETY: handle invariant.
+        unsafe {
+            c::LLVMPositionBuilderBefore(self.raw, inst);
+            c::LLVMSetCurrentDebugLocation2(self.raw, std::ptr::null_mut());
+        }
+    }
+
+    /// Positions right after `inst` (before its successor instruction),
+    /// with `inst`'s debug location. Returns false (and does not move) when
+    /// `inst` is a terminator.
+    pub fn position_after(&self, inst: LLVMValueRef) -> bool {
+        // SAFETY: handle invariant.
+        let next = unsafe { c::LLVMGetNextInstruction(inst) };
+        if next.is_null() {
+            return false;
+        }
+        // SAFETY: handle invariant.
+        unsafe {
+            c::LLVMPositionBuilderBefore(self.raw, next);
+            c::LLVMSetCurrentDebugLocation2(self.raw, di::LLVMInstructionGetDebugLoc(inst));
+        }
+        true
+    }
+
+    /// The pointer type (address space 0).
+    pub fn ptr_type(&self) -> LLVMTypeRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMPointerTypeInContext(c::LLVMGetModuleContext(self.module), 0) }
+    }
+
+    /// The integer type as wide as a pointer (`size_t`) under the module's
+    /// data layout.
+    pub fn intptr_type(&self) -> LLVMTypeRef {
+        // SAFETY: handle invariant.
+        unsafe {
+            inkwell::llvm_sys::target::LLVMIntPtrTypeInContext(
+                c::LLVMGetModuleContext(self.module),
+                inkwell::llvm_sys::target::LLVMGetModuleDataLayout(self.module),
+            )
+        }
+    }
+
+    /// The `void` type.
+    pub fn void_type(&self) -> LLVMTypeRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMVoidTypeInContext(c::LLVMGetModuleContext(self.module)) }
+    }
+
+    /// The null pointer constant.
+    pub fn null_ptr(&self) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMConstPointerNull(self.ptr_type()) }
+    }
+
+    /// An integer constant of type `ty`.
+    pub fn const_int(&self, ty: LLVMTypeRef, v: u64) -> LLVMValueRef {
+        // SAFETY: handle invariant; `ty` is an integer type.
+        unsafe { c::LLVMConstInt(ty, v, 0) }
+    }
+
+    /// Zero-extends or truncates the integer `v` to `ty`.
+    pub fn int_cast(&self, v: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; `v` is an integer, `ty` an integer type.
+        unsafe { c::LLVMBuildIntCast2(self.raw, v, ty, 0, c"".as_ptr()) }
+    }
+
+    /// Calls `callee` (of type `fn_ty`) with `args`.
+    pub fn call(&self, fn_ty: LLVMTypeRef, callee: LLVMValueRef, args: &[LLVMValueRef]) -> LLVMValueRef {
+        let mut args = args.to_vec();
+        // SAFETY: handle invariant; the arguments match fn_ty.
+        unsafe { c::LLVMBuildCall2(self.raw, fn_ty, callee, args.as_mut_ptr(), args.len() as u32, c"".as_ptr()) }
+    }
+
+    /// `alloca ty` named `name`.
+    pub fn alloca(&self, ty: LLVMTypeRef, name: &CStr) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMBuildAlloca(self.raw, ty, name.as_ptr()) }
+    }
+
+    /// `load ty, ptr`.
+    pub fn load(&self, ty: LLVMTypeRef, ptr: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMBuildLoad2(self.raw, ty, ptr, c"".as_ptr()) }
+    }
+
+    /// `store v, ptr`.
+    pub fn store(&self, v: LLVMValueRef, ptr: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMBuildStore(self.raw, v, ptr) }
+    }
+
+    /// `getelementptr i8, ptr, offset` (no `inbounds`: never poison).
+    pub fn byte_gep(&self, ptr: LLVMValueRef, offset: LLVMValueRef) -> LLVMValueRef {
+        let mut idx = [offset];
+        // SAFETY: handle invariant; `offset` is an integer.
+        unsafe {
+            let i8 = c::LLVMInt8TypeInContext(c::LLVMGetModuleContext(self.module));
+            c::LLVMBuildGEP2(self.raw, i8, ptr, idx.as_mut_ptr(), 1, c"".as_ptr())
+        }
+    }
+
+    /// `icmp pred a, b`.
+    pub fn icmp(&self, pred: LLVMIntPredicate, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; a and b have the same integer or pointer
+        // type.
+        unsafe { c::LLVMBuildICmp(self.raw, pred, a, b, c"".as_ptr()) }
+    }
+
+    /// Takes `inst`'s debug location for the instructions built next.
+    pub fn set_loc_from(&self, inst: LLVMValueRef) {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMSetCurrentDebugLocation2(self.raw, di::LLVMInstructionGetDebugLoc(inst)) }
+    }
+
+    /// `or a, b`.
+    pub fn or(&self, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMBuildOr(self.raw, a, b, c"".as_ptr()) }
+    }
+
+    /// Moves the unlinked instruction `inst` to the builder's position.
+    pub fn insert(&self, inst: LLVMValueRef) {
+        // SAFETY: handle invariant; `inst` was removed from its block.
+        unsafe { c::LLVMInsertIntoBuilder(self.raw, inst) }
+    }
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        // SAFETY: created by LLVMCreateBuilderInContext, disposed once.
+        unsafe { c::LLVMDisposeBuilder(self.raw) }
+    }
+}
+
+/// Removes an instruction from its block without deleting it (re-insert it
+/// with [`Builder::insert`]).
+pub fn remove_from_parent(inst: LLVMValueRef) {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMInstructionRemoveFromParent(inst) }
+}
+
+/// Whether `name` can be declared as `ret (params...)`: the module has no
+/// global of that name, or a function of exactly that type.
+pub fn can_declare(module: LLVMModuleRef, name: &CStr, ret: LLVMTypeRef, params: &[LLVMTypeRef]) -> bool {
+    let mut params = params.to_vec();
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        let fn_ty = c::LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
+        let existing = c::LLVMGetNamedFunction(module, name.as_ptr());
+        if !existing.is_null() {
+            return c::LLVMGlobalGetValueType(existing) == fn_ty;
+        }
+        let len = name.to_bytes().len();
+        c::LLVMGetNamedGlobal(module, name.as_ptr()).is_null()
+            && c::LLVMGetNamedGlobalAlias(module, name.as_ptr(), len).is_null()
+            && c::LLVMGetNamedGlobalIFunc(module, name.as_ptr(), len).is_null()
+    }
+}
+
+/// Gets or declares `name` with type `ret (params...)` (nounwind) in the
+/// module. Returns the function and its type. If the module already has a
+/// global of that name with another type, returns `None`.
+pub fn get_or_declare(
+    module: LLVMModuleRef,
+    name: &CStr,
+    ret: LLVMTypeRef,
+    params: &[LLVMTypeRef],
+) -> Option<(LLVMValueRef, LLVMTypeRef)> {
+    let mut params = params.to_vec();
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        let fn_ty = c::LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
+        let existing = c::LLVMGetNamedFunction(module, name.as_ptr());
+        if !existing.is_null() {
+            return (c::LLVMGlobalGetValueType(existing) == fn_ty).then_some((existing, fn_ty));
+        }
+        if !c::LLVMGetNamedGlobal(module, name.as_ptr()).is_null() {
+            return None;
+        }
+        let f = c::LLVMAddFunction(module, name.as_ptr(), fn_ty);
+        let ctx = c::LLVMGetModuleContext(module);
+        let kind = c::LLVMGetEnumAttributeKindForName(c"nounwind".as_ptr(), "nounwind".len());
+        let attr = c::LLVMCreateEnumAttribute(ctx, kind, 0);
+        c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, attr);
+        Some((f, fn_ty))
+    }
+}

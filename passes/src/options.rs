@@ -1,0 +1,212 @@
+//! The plugin's command-line options: one declarative table.
+//!
+//! Every option is an LLVM `cl::opt` created by the shim when the plugin is
+//! loaded, so hosts take it like their own options:
+//! `opt-22 -load-pass-plugin=libcopiergen.so -copiergen-threshold=4096 ...`,
+//! `clang-22 -fpass-plugin=libcopiergen.so -mllvm -copiergen-threshold=4096`,
+//! `ld.lld-22 --load-pass-plugin=... -mllvm=-copiergen-threshold=4096`.
+//!
+//! ld.lld parses `-mllvm` before it loads pass plugins, so it rejects these
+//! names; there (and anywhere) the environment variable
+//! [`ENV_VAR`] (`COPIERGEN_OPTIONS="-copiergen-threshold=4096 -copiergen-window=false"`)
+//! sets options that were not given on the command line.
+//!
+//! Names share the `copiergen-` prefix (`sanitizer` options use
+//! `copier-sanitizer-`). To add one: declare a `pub static` [`PluginOption`]
+//! and append it to [`OPTIONS`]. Model: `cl::opt` in LLVM's
+//! `AddressSanitizer.cpp` (name, description, default; an explicit pass
+//! parameter overrides the option).
+
+use crate::ffi;
+use std::ffi::c_char;
+use std::sync::OnceLock;
+
+/// Default value and type of a [`PluginOption`].
+#[derive(Debug, Clone, Copy)]
+pub enum OptionDefault {
+    /// An unsigned integer option (`-name=N`).
+    Uint(u64),
+    /// A boolean option (`-name`, `-name=false`).
+    Bool(bool),
+    /// A string option (`-name=text`).
+    Str(&'static str),
+}
+
+/// One command-line option of the plugin.
+#[derive(Debug)]
+pub struct PluginOption {
+    /// Name without the leading dash, e.g. `copiergen-threshold`.
+    pub name: &'static str,
+    /// One-line help shown by `opt-22 -load-pass-plugin=... --help-hidden`.
+    pub help: &'static str,
+    /// Type and default value.
+    pub default: OptionDefault,
+}
+
+/// `-copiergen-threshold=N`: copies whose length is a compile-time constant
+/// below N bytes stay synchronous `memcpy`. Default: the runtime's inline
+/// threshold [`copier_abi::DEFAULT_THRESHOLD`], below which submitting costs
+/// more than copying. Overridden by the pass parameter
+/// `copiergen<threshold=N>`.
+pub static THRESHOLD: PluginOption = PluginOption {
+    name: "copiergen-threshold",
+    help: "Constant-length copies shorter than this many bytes stay synchronous (default: libcopier's inline threshold)",
+    default: OptionDefault::Uint(copier_abi::DEFAULT_THRESHOLD as u64),
+};
+
+/// `-copiergen-window=false` disables the windowed wait in loops (a cached
+/// `[lo, end)` ready window checked inline before each access; a
+/// `csync_ready_end` call only when the access leaves it): loops then call
+/// `csync` before every guarded access.
+pub static WINDOW: PluginOption = PluginOption {
+    name: "copiergen-window",
+    help: "Guard accesses in loops with an inline ready-window check (csync_ready_end on a miss) instead of a csync call",
+    default: OptionDefault::Bool(true),
+};
+
+/// `-copiergen-max-queries=N`: alias-analysis budget per function. A function
+/// that needs more queries keeps its copies synchronous (missed remark
+/// `TooLarge`), so huge generated functions cannot stall the compiler.
+pub static MAX_QUERIES: PluginOption = PluginOption {
+    name: "copiergen-max-queries",
+    help: "Alias queries allowed per function before CopierGen leaves its copies synchronous",
+    default: OptionDefault::Uint(4_000_000),
+};
+
+/// `-copiergen-disable`: the automatically scheduled run (clang
+/// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
+pub static DISABLE: PluginOption = PluginOption {
+    name: "copiergen-disable",
+    help: "Do not run CopierGen from the default pipelines (an explicit -passes=copiergen still runs)",
+    default: OptionDefault::Bool(false),
+};
+
+/// Every option of the plugin, in registration order.
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &DISABLE];
+
+impl PluginOption {
+    fn index(&'static self) -> usize {
+        OPTIONS
+            .iter()
+            .position(|o| std::ptr::eq(*o, self))
+            .unwrap_or_else(|| panic!("option {} is missing from OPTIONS", self.name))
+    }
+
+    /// Current value of an [`OptionDefault::Uint`] option.
+    ///
+    /// # Panics
+    /// If the option is not in [`OPTIONS`] or is not a `Uint` option.
+    pub fn uint(&'static self) -> u64 {
+        assert!(matches!(self.default, OptionDefault::Uint(_)), "{} is not a Uint option", self.name);
+        // SAFETY: the index is in OPTIONS, whose entries the shim registered
+        // in the same order with the same kind at load time.
+        unsafe { ffi::cg_option_uint(self.index()) }
+    }
+
+    /// Current value of an [`OptionDefault::Bool`] option.
+    ///
+    /// # Panics
+    /// If the option is not in [`OPTIONS`] or is not a `Bool` option.
+    pub fn bool(&'static self) -> bool {
+        assert!(matches!(self.default, OptionDefault::Bool(_)), "{} is not a Bool option", self.name);
+        // SAFETY: as in `uint`.
+        unsafe { ffi::cg_option_bool(self.index()) }
+    }
+
+    /// Current value of an [`OptionDefault::Str`] option.
+    ///
+    /// # Panics
+    /// If the option is not in [`OPTIONS`] or is not a `Str` option.
+    pub fn string(&'static self) -> String {
+        assert!(matches!(self.default, OptionDefault::Str(_)), "{} is not a Str option", self.name);
+        let mut len = 0usize;
+        // SAFETY: as in `uint`; the returned bytes stay valid until the next
+        // command-line parse, and are copied at once.
+        unsafe {
+            let ptr = ffi::cg_option_string(self.index(), &mut len);
+            let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), len);
+            String::from_utf8_lossy(bytes).into_owned()
+        }
+    }
+}
+
+/// Environment variable with plugin options (`-name=value` or `-name`,
+/// whitespace-separated), applied when the plugin registers its passes to
+/// every option not given on the command line.
+pub const ENV_VAR: &str = "COPIERGEN_OPTIONS";
+
+/// Applies [`ENV_VAR`]. Returns one message per token it could not apply.
+pub fn apply_env() -> Vec<String> {
+    let Ok(text) = std::env::var(ENV_VAR) else {
+        return Vec::new();
+    };
+    apply_text(&text)
+}
+
+fn apply_text(text: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    for token in text.split_whitespace() {
+        let body = token.trim_start_matches('-');
+        let (name, value) = body.split_once('=').unwrap_or((body, "true"));
+        let Some(idx) = OPTIONS.iter().position(|o| o.name == name) else {
+            errors.push(format!("{ENV_VAR}: unknown option '{token}'"));
+            continue;
+        };
+        // SAFETY: idx indexes OPTIONS, registered by the shim in the same
+        // order; the value bytes are valid for the call.
+        unsafe {
+            if ffi::cg_option_given(idx) {
+                continue;
+            }
+            if !ffi::cg_option_set(idx, value.as_ptr().cast::<c_char>(), value.len()) {
+                errors.push(format!("{ENV_VAR}: bad value in '{token}'"));
+            }
+        }
+    }
+    errors
+}
+
+/// The table in the shim's FFI form; raw pointers into `'static` strings.
+struct Descs(Vec<ffi::CgOptionDesc>);
+// SAFETY: 1. the descriptors only point at 'static string data;
+// 2. they are never mutated after construction.
+unsafe impl Send for Descs {}
+// SAFETY: as above.
+unsafe impl Sync for Descs {}
+
+/// Called by the shim's static initializer when the plugin is loaded: the
+/// option table to register.
+///
+/// # Safety
+/// `count` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn copiergen_rust_options(count: *mut usize) -> *const ffi::CgOptionDesc {
+    static DESCS: OnceLock<Descs> = OnceLock::new();
+    let descs = DESCS.get_or_init(|| {
+        Descs(
+            OPTIONS
+                .iter()
+                .map(|o| {
+                    let (kind, default_uint, default_str) = match o.default {
+                        OptionDefault::Uint(v) => (ffi::CG_OPTION_UINT, v, ""),
+                        OptionDefault::Bool(b) => (ffi::CG_OPTION_BOOL, u64::from(b), ""),
+                        OptionDefault::Str(s) => (ffi::CG_OPTION_STRING, 0, s),
+                    };
+                    ffi::CgOptionDesc {
+                        name: o.name.as_ptr().cast::<c_char>(),
+                        name_len: o.name.len(),
+                        help: o.help.as_ptr().cast::<c_char>(),
+                        help_len: o.help.len(),
+                        kind,
+                        default_uint,
+                        default_str: default_str.as_ptr().cast::<c_char>(),
+                        default_str_len: default_str.len(),
+                    }
+                })
+                .collect(),
+        )
+    });
+    // SAFETY: the caller guarantees `count` is writable.
+    unsafe { *count = descs.0.len() };
+    descs.0.as_ptr()
+}

@@ -1,0 +1,154 @@
+//! The C ABI of libcopier (header `runtime/include/copier.h`, generated from
+//! this file by cbindgen; `tests/header.rs` fails when it is stale).
+//!
+//! Semantics (DESIGN.md "Semantics the whole system keeps"): a program that
+//! calls `csync` on a range before reading or writing it, and before writing
+//! or freeing a source or handing either buffer to another thread or an
+//! opaque library, behaves exactly as if every `amemcpy` were a `memcpy` at
+//! its call site.
+
+use copier_adapter::service;
+use core::ffi::{c_int, c_void};
+
+/// A descriptor handle from [`copier_submit`]: slot index and generation.
+/// 0 means "completed synchronously"; a handle whose generation no longer
+/// matches its slot is complete.
+#[allow(non_camel_case_types)]
+pub type copier_desc = u64;
+
+/// Completion handler: called once with its argument after the copy
+/// completes, on the service thread or on a thread that waited for the copy.
+#[allow(non_camel_case_types)]
+pub type copier_handler_fn = Option<unsafe extern "C" fn(arg: *mut c_void)>;
+
+/// `copier_submit` flag: lazy copy. It runs only when a `csync` or a
+/// dependent copy needs it, or after a time window (`lazy_window_us`); it is
+/// dropped when a later copy overwrites its whole destination first.
+pub const COPIER_LAZY: u32 = 1;
+/// `copier_submit` flag: the ranges may overlap (`memmove` semantics).
+pub const COPIER_MOVE: u32 = 2;
+
+#[inline(always)]
+fn handler_word(f: copier_handler_fn) -> usize {
+    f.map_or(0, |f| f as usize)
+}
+
+/// Submit an asynchronous copy of `n` bytes from `src` to `dst` and return
+/// `dst` at once. Copies shorter than the inline threshold run on the spot.
+///
+/// # Safety
+/// As `memcpy`: both ranges valid for `n` bytes. Until a `csync` covering
+/// them returns, the program must not read or write `dst` nor write or free
+/// `src`.
+#[no_mangle]
+pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
+    crate::ensure_init();
+    // SAFETY: forwarded caller contract.
+    unsafe { service::submit(dst.cast(), src.cast(), n, 0, 0, 0) };
+    dst
+}
+
+/// As [`amemcpy`], but the ranges may overlap (as `memmove`).
+///
+/// # Safety
+/// As `memmove`, plus the `csync` rule of [`amemcpy`].
+#[no_mangle]
+pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
+    crate::ensure_init();
+    // SAFETY: forwarded caller contract.
+    unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_MOVE, 0, 0) };
+    dst
+}
+
+/// Lazy copy (see [`COPIER_LAZY`]); returns `dst`.
+///
+/// # Safety
+/// As [`amemcpy`].
+#[no_mangle]
+pub unsafe extern "C" fn amemcpy_lazy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
+    crate::ensure_init();
+    // SAFETY: forwarded caller contract.
+    unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_LAZY, 0, 0) };
+    dst
+}
+
+/// Copy with a completion handler: `fn(arg)` runs exactly once after the copy
+/// completed (e.g. to free the source), off the caller's critical path (on
+/// the service thread or a thread that waits for the copy; at once if the
+/// copy ran synchronously). Returns `dst`.
+///
+/// # Safety
+/// As [`amemcpy`]; `fn` must be safe to call with `arg` from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn amemcpy_handler(
+    dst: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    r#fn: copier_handler_fn,
+    arg: *mut c_void,
+) -> *mut c_void {
+    crate::ensure_init();
+    // SAFETY: forwarded caller contract.
+    unsafe { service::submit(dst.cast(), src.cast(), n, 0, handler_word(r#fn), arg as usize) };
+    dst
+}
+
+/// Return when no earlier copy still writes or reads any byte of
+/// `[addr, addr + n)`: the range may then be read, written or freed. Waits
+/// only for the segments covering the range, promotes them ahead of other
+/// work, and helps execute them. `csync(p, 0)` returns at once.
+#[no_mangle]
+pub extern "C" fn csync(addr: *const c_void, n: usize) {
+    service::csync(addr as usize, n);
+}
+
+/// Return when every copy submitted before the call (by any thread) has
+/// completed and its completion handler has run.
+#[no_mangle]
+pub extern "C" fn csync_all() {
+    service::csync_all();
+}
+
+/// Wait like `csync(addr, n)`, then return an end address `>= addr + n` such
+/// that no pending copy writes or reads `[addr, end)` (`(void *)-1` when no
+/// copy is pending at all). Under CopierSanitizer it returns exactly
+/// `addr + n`.
+#[no_mangle]
+pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
+    service::csync_ready_end(addr as usize, n) as *const c_void
+}
+
+/// Low-level submit: copy `n` bytes from `src` to `dst` with `flags`
+/// ([`COPIER_LAZY`], [`COPIER_MOVE`]) and an optional completion handler.
+/// Returns a descriptor handle, or 0 when the copy completed synchronously.
+///
+/// # Safety
+/// As [`amemcpy`] (as `memmove` with [`COPIER_MOVE`]).
+#[no_mangle]
+pub unsafe extern "C" fn copier_submit(
+    dst: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    flags: u32,
+    r#fn: copier_handler_fn,
+    arg: *mut c_void,
+) -> copier_desc {
+    crate::ensure_init();
+    // SAFETY: forwarded caller contract.
+    unsafe { service::submit(dst.cast(), src.cast(), n, flags, handler_word(r#fn), arg as usize) }
+}
+
+/// Wait until bytes `[offset, offset + len)` of the copy `d` (offsets into
+/// its destination) are copied; helps execute them. Returns 0, or -1 for a
+/// handle this process never issued.
+#[no_mangle]
+pub extern "C" fn copier_wait(d: copier_desc, offset: usize, len: usize) -> c_int {
+    service::wait_handle(d, offset, len)
+}
+
+/// Non-blocking: 1 when bytes `[offset, offset + len)` of the copy `d` are
+/// copied, 0 when still pending, -1 for a handle never issued.
+#[no_mangle]
+pub extern "C" fn copier_query(d: copier_desc, offset: usize, len: usize) -> c_int {
+    service::query_handle(d, offset, len)
+}

@@ -1,0 +1,163 @@
+/*
+ * copier_deferred.c - an adversarial stand-in for libcopier, for tests.
+ *
+ * Same C entry points as runtime/include/copier.h (amemcpy, amemmove,
+ * csync, csync_all, csync_ready_end), but a copy is NOT performed when it is
+ * submitted: it waits in a FIFO until a sync needs it. csync(addr, n)
+ * performs, in submission order, every pending copy up to the last one whose
+ * destination or source overlaps [addr, addr + n). So a program rewritten by
+ * CopierGen prints the same output as its plain build only if every access
+ * that needs a copy's bytes is preceded by a sync covering it: a missing sync
+ * reads the old destination bytes, or lets a later write of the source leak
+ * into the copy. free/realloc of a buffer with a pending copy, and copies
+ * still pending at exit, abort with a message.
+ *
+ * COPIER_DEFERRED_STATS=1 prints "copier-deferred: submitted=N ..." to stderr
+ * at exit. Thread-safe (one global queue under a mutex): a csync on another
+ * thread performs the copies it needs, as the real service would.
+ */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUEUE_CAP 4096
+
+struct task {
+  char *dst;
+  const char *src;
+  size_t n;
+  int move;
+};
+
+static struct task queue[QUEUE_CAP];
+static size_t head, tail; /* pending tasks are queue[head..tail) */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long submitted, executed, syncs, window_calls;
+static int stats_registered;
+
+extern void __libc_free(void *);
+extern void *__libc_realloc(void *, size_t);
+
+static int overlaps(const char *a, size_t an, const char *b, size_t bn) {
+  return an && bn && a < b + bn && b < a + an;
+}
+
+static void run_until(size_t last) { /* lock held; runs queue[head..last] */
+  for (; head <= last; head++) {
+    struct task *t = &queue[head];
+    memmove(t->dst, t->src, t->n); /* memcpy ranges never overlap */
+    executed++;
+  }
+  if (head == tail)
+    head = tail = 0;
+}
+
+static void sync_range(const char *a, size_t n) { /* lock held */
+  size_t last = SIZE_MAX;
+  for (size_t i = head; i < tail; i++)
+    if (overlaps(queue[i].dst, queue[i].n, a, n) ||
+        overlaps(queue[i].src, queue[i].n, a, n))
+      last = i;
+  if (last != SIZE_MAX)
+    run_until(last);
+}
+
+static void report(void) {
+  if (tail > head) {
+    fprintf(stderr, "copier-deferred: %zu copies still pending at exit\n",
+            tail - head);
+    _Exit(97);
+  }
+  const char *s = getenv("COPIER_DEFERRED_STATS");
+  if (s && *s == '1')
+    fprintf(stderr,
+            "copier-deferred: submitted=%lu executed=%lu syncs=%lu "
+            "window_calls=%lu\n",
+            submitted, executed, syncs, window_calls);
+}
+
+static void *submit(void *dst, const void *src, size_t n, int move) {
+  pthread_mutex_lock(&lock);
+  if (!stats_registered) {
+    stats_registered = 1;
+    atexit(report);
+  }
+  submitted++;
+  if (n) {
+    if (tail == QUEUE_CAP)
+      run_until(tail - 1);
+    queue[tail++] = (struct task){dst, src, n, move};
+  }
+  pthread_mutex_unlock(&lock);
+  return dst;
+}
+
+void *amemcpy(void *dst, const void *src, size_t n) {
+  return submit(dst, src, n, 0);
+}
+
+void *amemmove(void *dst, const void *src, size_t n) {
+  return submit(dst, src, n, 1);
+}
+
+void csync(const void *addr, size_t n) {
+  pthread_mutex_lock(&lock);
+  syncs++;
+  sync_range(addr, n);
+  pthread_mutex_unlock(&lock);
+}
+
+void csync_all(void) {
+  pthread_mutex_lock(&lock);
+  syncs++;
+  if (tail > head)
+    run_until(tail - 1);
+  pthread_mutex_unlock(&lock);
+}
+
+/* Waits like csync, then returns the end of the largest window [addr, end)
+ * no pending copy touches (capped at 1 MiB past addr + n). */
+const void *csync_ready_end(const void *addr, size_t n) {
+  const char *a = addr;
+  pthread_mutex_lock(&lock);
+  window_calls++;
+  sync_range(a, n);
+  uintptr_t end = (uintptr_t)a + n + (1u << 20);
+  for (size_t i = head; i < tail; i++) {
+    uintptr_t starts[2] = {(uintptr_t)queue[i].dst, (uintptr_t)queue[i].src};
+    for (int k = 0; k < 2; k++)
+      if (starts[k] >= (uintptr_t)a + n && starts[k] < end)
+        end = starts[k];
+  }
+  pthread_mutex_unlock(&lock);
+  return (const void *)end;
+}
+
+static void check_release(void *p, const char *what) {
+  if (!p)
+    return;
+  size_t size = malloc_usable_size(p);
+  pthread_mutex_lock(&lock);
+  for (size_t i = head; i < tail; i++)
+    if (overlaps(queue[i].dst, queue[i].n, p, size) ||
+        overlaps(queue[i].src, queue[i].n, p, size)) {
+      fprintf(stderr, "copier-deferred: %s of %p with a pending copy\n", what,
+              p);
+      _Exit(98);
+    }
+  pthread_mutex_unlock(&lock);
+}
+
+void free(void *p) {
+  check_release(p, "free");
+  __libc_free(p);
+}
+
+void *realloc(void *p, size_t n) {
+  check_release(p, "realloc");
+  return __libc_realloc(p, n);
+}
