@@ -16,7 +16,7 @@ input=/var/lib/dpkg/status
 echo "== copiergen: building examples/copy_parse.c with the pass"
 echo "   target/release/copiergen cc -O2 --copier-remarks examples/copy_parse.c -o $out/copy_parse"
 "$COPIERGEN" cc -O2 --copier-remarks examples/copy_parse.c -o "$out/copy_parse" >"$out/remarks.log" 2>&1
-grep -E 'remark: .*\[-Rpass(-missed)?=copiergen\]' "$out/remarks.log" | sed 's|^.*examples/|   examples/|' | head -12 || true
+{ grep -E 'remark: .*\[-Rpass=copiergen\]' "$out/remarks.log" || true; } | sed -E 's|^[^ ]*/examples/|examples/|; s|^|   |' | head -8
 read -r rewritten csyncs missed < <(count_remarks "$out/remarks.log")
 echo "   pass: $rewritten copies rewritten to amemcpy, $csyncs csyncs placed, $missed copies left synchronous"
 
@@ -35,4 +35,8 @@ if ! cmp -s "$out/copiergen.out" "$out/plain.out"; then
   echo "main job: FAILED: the copiergen build printed a different result" >&2
   exit 1
 fi
-echo "== same output; Copier ran $(sed -n 's/.*tasks=\([0-9]*\).*/\1/p' <<<"$stats") of the program's copies asynchronously"
+if [ -n "$stats" ]; then
+  echo "== same output; Copier ran $(sed -n 's/.*tasks=\([0-9]*\).*/\1/p' <<<"$stats") of the program's copies asynchronously"
+else
+  echo "== same output; libcopier printed no COPIER_STATS line (is the runtime still the synchronous placeholder?)"
+fi

@@ -267,6 +267,13 @@ impl FunctionAnalyses<'_> {
         CallProps(unsafe { ffi::cg_call_props(self.ctx, call) })
     }
 
+    /// Whether `object` may be captured anywhere in the function (returns
+    /// count as captures; passing it to `free`/`operator delete` does not).
+    pub fn may_be_captured(&self, object: LLVMValueRef) -> bool {
+        // SAFETY: `object` is a value of the analysed function.
+        unsafe { ffi::cg_may_be_captured(self.ctx, object) }
+    }
+
     /// Loop nesting depth of `bb` (0 outside natural loops).
     pub fn loop_depth(&self, bb: LLVMBasicBlockRef) -> u32 {
         // SAFETY: `bb` is a block of the analysed function.
@@ -350,13 +357,6 @@ pub fn object_kind(object: LLVMValueRef) -> ObjectKind {
         ffi::CG_OBJECT_ARGUMENT => ObjectKind::Argument,
         _ => ObjectKind::Unknown,
     }
-}
-
-/// `llvm::PointerMayBeCaptured(object, ReturnCaptures = true)` over the
-/// whole function.
-pub fn may_be_captured(object: LLVMValueRef) -> bool {
-    // SAFETY: `object` is a live value.
-    unsafe { ffi::cg_may_be_captured(object) }
 }
 
 /// Whether `inst` is an atomic instruction or fence with release (or

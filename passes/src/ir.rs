@@ -427,6 +427,24 @@ pub fn remove_from_parent(inst: LLVMValueRef) {
     unsafe { c::LLVMInstructionRemoveFromParent(inst) }
 }
 
+/// Whether `name` can be declared as `ret (params...)`: the module has no
+/// global of that name, or a function of exactly that type.
+pub fn can_declare(module: LLVMModuleRef, name: &CStr, ret: LLVMTypeRef, params: &[LLVMTypeRef]) -> bool {
+    let mut params = params.to_vec();
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        let fn_ty = c::LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
+        let existing = c::LLVMGetNamedFunction(module, name.as_ptr());
+        if !existing.is_null() {
+            return c::LLVMGlobalGetValueType(existing) == fn_ty;
+        }
+        let len = name.to_bytes().len();
+        c::LLVMGetNamedGlobal(module, name.as_ptr()).is_null()
+            && c::LLVMGetNamedGlobalAlias(module, name.as_ptr(), len).is_null()
+            && c::LLVMGetNamedGlobalIFunc(module, name.as_ptr(), len).is_null()
+    }
+}
+
 /// Gets or declares `name` with type `ret (params...)` (nounwind) in the
 /// module. Returns the function and its type. If the module already has a
 /// global of that name with another type, returns `None`.

@@ -61,7 +61,8 @@ pieces_missing() {
   fi
   local d
   d=$(mktemp -d)
-  printf 'int main(void) { return 0; }\n' >"$d/t.c"
+  # Referencing a symbol pulls libcopier.a's service into the link.
+  printf 'void csync_all(void);\nint main(void) { csync_all(); return 0; }\n' >"$d/t.c"
   if ! "$COPIERGEN" cc --copier-no-rewrite "$d/t.c" -o "$d/t" 2>/dev/null; then
     echo "copiergen cannot link a trivial program"
   elif ! COPIER_STATS=1 "$d/t" 2>&1 | grep -q 'copier: tasks='; then

@@ -43,17 +43,28 @@ impl Runtime {
     pub fn declare(module: LLVMModuleRef) -> Result<Runtime, String> {
         let b = Builder::new(module);
         let (ptr, size, void) = (b.ptr_type(), b.intptr_type(), b.void_type());
-        let get = |name: &str, ret, params: &[LLVMTypeRef]| {
-            let c = CString::new(name).expect("symbol names have no NUL");
-            ir::get_or_declare(module, &c, ret, params).map(|(f, ty)| Entry { f, ty }).ok_or_else(|| name.to_owned())
-        };
-        Ok(Runtime {
-            amemcpy: get(symbols::AMEMCPY, ptr, &[ptr, ptr, size])?,
-            amemmove: get(symbols::AMEMMOVE, ptr, &[ptr, ptr, size])?,
-            csync: get(symbols::CSYNC, void, &[ptr, size])?,
-            csync_all: get(symbols::CSYNC_ALL, void, &[])?,
-            csync_ready_end: get(symbols::CSYNC_READY_END, ptr, &[ptr, size])?,
-        })
+        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 5] = [
+            (symbols::AMEMCPY, ptr, vec![ptr, ptr, size]),
+            (symbols::AMEMMOVE, ptr, vec![ptr, ptr, size]),
+            (symbols::CSYNC, void, vec![ptr, size]),
+            (symbols::CSYNC_ALL, void, vec![]),
+            (symbols::CSYNC_READY_END, ptr, vec![ptr, size]),
+        ];
+        let names: Vec<CString> =
+            entries.iter().map(|(n, _, _)| CString::new(*n).expect("symbol names have no NUL")).collect();
+        // Check every name first, so that a conflict leaves the module as it
+        // was.
+        for ((name, ret, params), c) in entries.iter().zip(&names) {
+            if !ir::can_declare(module, c, *ret, params) {
+                return Err((*name).to_owned());
+            }
+        }
+        let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
+            let (f, ty) = ir::get_or_declare(module, c, *ret, params).expect("checked by can_declare");
+            Entry { f, ty }
+        });
+        let mut next = || declared.next().expect("five entries");
+        Ok(Runtime { amemcpy: next(), amemmove: next(), csync: next(), csync_all: next(), csync_ready_end: next() })
     }
 }
 

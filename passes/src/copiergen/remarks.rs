@@ -90,6 +90,8 @@ fn full_reason(r: FullReason) -> &'static str {
         FullReason::MayNotReturn => "the callee may not return normally (exception, longjmp, exit)",
         FullReason::StackRestore => "it frees dynamic stack memory",
         FullReason::ProcessOperation => "a child process would see unfinished copies",
+        FullReason::Coroutine => "a coroutine suspend point leaves the frame",
+        FullReason::AsmOperand => "inline asm gets a pointer into a buffer and may dereference it",
     }
 }
 
