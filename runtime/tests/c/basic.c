@@ -103,6 +103,8 @@ static void *worker(void *arg) {
   csync(src, n);
   CHECK(memcmp(src, other, n) == 0);
   csync(dst, 0); /* returns at once */
+  csync(want, 1008); /* the small copies (asynchronous under threshold=0) */
+  CHECK(memcmp(want + 999, "abcdefgh", 8) == 0);
 
   free(src);
   free(dst);
