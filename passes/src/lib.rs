@@ -51,3 +51,4 @@ mod ir;
 pub mod options;
 mod plugin;
 pub mod registry;
+pub mod sanitizer;
