@@ -10,7 +10,7 @@
 #   copy_parse   examples/copy_parse.c on /var/lib/dpkg/status (2 rounds)
 #   zlib-example zlib's own test program (example), from make test
 #   zlib-minigzip zlib's minigzip compressing then decompressing a real
-#                file (the clang-22 binary, tens of MB)
+#                file (the first 4 MiB of LLVM 22's shared library)
 # Prints one line per workload: base and sanitizer medians (ms) and the ratio.
 set -euo pipefail
 . "$(dirname "$0")/../../testsuite/lib/common.sh"
@@ -26,7 +26,8 @@ for v in "" --sanitize; do
 done
 ZB="$COPIER_ROOT/third_party/build/zlib"
 ZS="$COPIER_ROOT/third_party/build/zlib-san"
-INPUT=$(readlink -f "$(command -v clang-22)")
+INPUT="$OUT/input.bin"
+head -c $((4 << 20)) "$(ls "$LLVM_PREFIX"/lib/libLLVM*.so* | head -1)" >"$INPUT"
 
 now() { date +%s%N; }
 
