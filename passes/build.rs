@@ -25,6 +25,10 @@ fn main() {
         );
     }
 
+    // Only the unit-test harness links LLVM (`#[link(name = "LLVM-22")]`
+    // under cfg(test) in lib.rs); the plugin itself binds to its host's.
+    println!("cargo:rustc-link-search=native={}", prefix.join("lib").display());
+
     let clangxx = prefix.join("bin/clang++");
     let mut build = cc::Build::new();
     build.cpp(true).compiler(&clangxx).pic(true).warnings(true);

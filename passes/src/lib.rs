@@ -44,6 +44,12 @@
 
 #![allow(rustdoc::private_intra_doc_links)]
 
+// The plugin links no LLVM (it binds to its host's); the unit-test harness
+// has no host, so it links LLVM 22's shared library itself.
+#[cfg(test)]
+#[link(name = "LLVM-22")]
+unsafe extern "C" {}
+
 // The plugin is a cdylib: nothing outside this crate calls its Rust items,
 // so the modules that traffic in raw LLVM-C handles stay crate-private.
 mod context;

@@ -210,3 +210,21 @@ pub unsafe extern "C" fn copiergen_rust_options(count: *mut usize) -> *const ffi
     unsafe { *count = descs.0.len() };
     descs.0.as_ptr()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The unit-test binary links LLVM, so the shim's static initializer has
+    // registered OPTIONS as real cl::opts.
+    #[test]
+    fn environment_text_sets_options_and_reports_bad_tokens() {
+        assert_eq!(THRESHOLD.uint(), copier_abi::DEFAULT_THRESHOLD as u64);
+        let errors = apply_text("-copiergen-threshold=4096 -copiergen-window=false -copiergen-nope -copiergen-max-queries=x");
+        assert_eq!(THRESHOLD.uint(), 4096);
+        assert!(!WINDOW.bool());
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("unknown option '-copiergen-nope'"));
+        assert!(errors[1].contains("bad value in '-copiergen-max-queries=x'"));
+    }
+}

@@ -263,3 +263,31 @@ fn run_on_function(
 fn const_len_of(call: LLVMValueRef) -> Option<u64> {
     if ir::num_args(call) > 2 { ir::const_int(ir::arg(call, 2)) } else { None }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_parse_threshold_and_window() {
+        assert_eq!(Params::parse("").unwrap(), Params::default());
+        assert_eq!(
+            Params::parse("threshold=4096;no-window").unwrap(),
+            Params { threshold: Some(4096), window: Some(false) }
+        );
+        assert_eq!(Params::parse(" window ; threshold=0 ").unwrap(), Params { threshold: Some(0), window: Some(true) });
+        assert!(Params::parse("threshold=-1").unwrap_err().contains("not a byte count"));
+        assert!(Params::parse("fast").unwrap_err().contains("unknown parameter 'fast'"));
+    }
+
+    #[test]
+    fn only_linux_or_tripleless_modules_are_rewritten() {
+        assert!(target_supported(""));
+        assert!(target_supported("x86_64-unknown-linux-gnu"));
+        assert!(target_supported("aarch64-unknown-linux-android"));
+        assert!(!target_supported("nvptx64-nvidia-cuda"));
+        assert!(!target_supported("amdgcn-amd-amdhsa"));
+        assert!(!target_supported("wasm32-unknown-unknown"));
+        assert!(!target_supported("x86_64-apple-darwin"));
+    }
+}

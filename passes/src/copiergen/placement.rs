@@ -385,3 +385,38 @@ fn covered(synced: &[(LLVMValueRef, AccessSize)], a: &Access) -> bool {
             }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitset_tracks_members_across_words() {
+        let mut s = BitSet::new(130);
+        assert!(s.is_empty());
+        for i in [0, 63, 64, 129] {
+            s.insert(i);
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 63, 64, 129]);
+        s.remove(63);
+        assert!(!s.contains(63) && s.contains(64));
+        let mut t = BitSet::new(130);
+        t.insert(5);
+        t.union_with(&s);
+        assert_eq!(t.iter().collect::<Vec<_>>(), vec![0, 5, 64, 129]);
+    }
+
+    #[test]
+    fn an_earlier_narrow_sync_covers_only_the_same_or_smaller_access() {
+        let p = 0x1000 as LLVMValueRef;
+        let q = 0x2000 as LLVMValueRef;
+        let n = 0x3000 as LLVMValueRef;
+        let synced = [(p, AccessSize::Const(8)), (q, AccessSize::Value(n))];
+        let access = |ptr, size| Access { ptr, size, reads: true, writes: false };
+        assert!(covered(&synced, &access(p, AccessSize::Const(4))));
+        assert!(!covered(&synced, &access(p, AccessSize::Const(16))));
+        assert!(covered(&synced, &access(q, AccessSize::Value(n))));
+        assert!(!covered(&synced, &access(q, AccessSize::Const(1))));
+        assert!(!covered(&synced, &access(n, AccessSize::Const(1))));
+    }
+}
