@@ -25,6 +25,8 @@ PACKAGES=(
   procps
   protobuf-compiler
   tcl
+  # CopierGen shim formatting check (scripts/tests.d/30-pass.sh)
+  clang-format-22
   # build helpers
   binutils
   cmake

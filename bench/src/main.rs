@@ -1,2 +1,271 @@
-//! `copier-bench`. PLACEHOLDER: filled by the runtime work (issue 2).
-fn main() {}
+//! `copier-bench`: Copier's figures as ratios against glibc memcpy measured in
+//! the same run (interleaved A/B rounds, medians), so the load of a shared
+//! machine hits both sides alike.
+//!
+//! ```text
+//! copier-bench [all|copy-parse|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]
+//! ```
+//! Regimes (copy-parse): `warm` reuses one source and one destination (all
+//! in cache: the worst case for an asynchronous copy), `cold` rotates the
+//! source through 96 MiB (it comes from DRAM, as received data does),
+//! `fresh` copies into a newly mapped destination every round (first-touch
+//! page faults, as a per-message allocation does).
+
+use copier_bench::*;
+use std::hint::black_box;
+
+struct Args {
+    what: String,
+    quick: bool,
+    regimes: Vec<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args { what: "all".into(), quick: false, regimes: vec![] };
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--quick" => a.quick = true,
+            "--regime" => a.regimes.push(it.next().ok_or("--regime needs warm, cold or fresh")?),
+            "-h" | "--help" => return Err(String::new()),
+            "--version" => {
+                println!("copier-bench {}", env!("CARGO_PKG_VERSION"));
+                std::process::exit(0);
+            }
+            w if !w.starts_with('-') => a.what = w.to_string(),
+            o => return Err(format!("unknown option {o}")),
+        }
+    }
+    for r in &a.regimes {
+        if !["warm", "cold", "fresh"].contains(&r.as_str()) {
+            return Err(format!("unknown regime {r} (warm, cold, fresh)"));
+        }
+    }
+    if a.regimes.is_empty() {
+        a.regimes = vec!["warm".into(), "cold".into(), "fresh".into()];
+    }
+    Ok(a)
+}
+
+fn row(name: &str, a_ns: f64, b_ns: f64, ratio: f64, target: &str) {
+    println!("{name:<34} A {a_ns:>12.1} ns  B {b_ns:>12.1} ns  ratio {ratio:>6.3}  {target}");
+}
+
+fn kib(n: usize) -> String {
+    if n >= 1 << 20 {
+        format!("{}MiB", n >> 20)
+    } else {
+        format!("{}KiB", n >> 10)
+    }
+}
+
+fn copy_parse(quick: bool, regimes: &[String]) {
+    println!("# copy-then-parse: A = memcpy + FNV-1a walk, B = amemcpy + walk with csync per 4 KiB segment; ratio = A/B (higher is better; target >= 1.35 at 1 MiB)");
+    let seg = 4096;
+    for regime in regimes {
+        for &n in &[16 << 10, 64 << 10, 1 << 20, 8 << 20] {
+            let rounds = if quick { 15 } else if n >= 8 << 20 { 41 } else if n >= 1 << 20 { 101 } else { 401 };
+            let pool = if regime == "cold" { (96usize << 20).max(4 * n) } else { n };
+            let src = Buf::new(pool, 1);
+            let dst = Buf::new(n, 0);
+            let r = std::cell::Cell::new(0usize);
+            let next_src = || {
+                r.set(r.get() + 1);
+                let r = r.get();
+                if regime == "cold" {
+                    // SAFETY: offset + n <= pool.
+                    unsafe { src.ptr().add((r * n) % (pool - n + 1) / 64 * 64) }
+                } else {
+                    src.ptr()
+                }
+            };
+            let fresh = regime == "fresh";
+            let (mut ha, mut hb) = (0, 0);
+            let (a, b) = ab(
+                rounds,
+                || {
+                    let s = next_src();
+                    let d = if fresh { Some(Buf::fresh(n)) } else { None };
+                    let dp = d.as_ref().map_or(dst.ptr(), |d| d.ptr());
+                    let t = time(|| ha = copy_parse_memcpy(dp, s, n, seg));
+                    drop(d);
+                    t
+                },
+                || {
+                    let s = next_src();
+                    let d = if fresh { Some(Buf::fresh(n)) } else { None };
+                    let dp = d.as_ref().map_or(dst.ptr(), |d| d.ptr());
+                    let t = time(|| hb = copy_parse_amemcpy(dp, s, n, seg));
+                    drop(d);
+                    t
+                },
+            );
+            black_box((ha, hb));
+            let tgt = if n == 1 << 20 { if a / b >= 1.35 { "target 1.35: met" } else { "target 1.35: NOT met" } } else { "" };
+            row(&format!("copy-parse {regime} {}", kib(n)), a, b, a / b, tgt);
+        }
+    }
+    // sanity: both sides compute the same hash
+    let (s, d1, d2) = (Buf::new(1 << 20, 3), Buf::new(1 << 20, 0), Buf::new(1 << 20, 0));
+    assert_eq!(copy_parse_memcpy(d1.ptr(), s.ptr(), 1 << 20, seg), copy_parse_amemcpy(d2.ptr(), s.ptr(), 1 << 20, seg));
+}
+
+fn submit(quick: bool) {
+    println!("# amemcpy submit cost: batches of 64 submits of 64 KiB to distinct destinations (copies synced outside the timed region); target <= 30 ns");
+    let n = 64 << 10;
+    let k = 64;
+    let (src, dst) = (Buf::new(n, 1), Buf::new(n * k, 0));
+    let mut v: Vec<f64> = (0..if quick { 50 } else { 500 }).map(|_| submit_ns(&dst, &src, n, k)).collect();
+    let m = median(&mut v);
+    println!("{:<34} {m:>8.1} ns per amemcpy ({})", "submit 64KiB", if m <= 30.0 { "target met" } else { "target NOT met" });
+}
+
+fn csync_done(quick: bool) {
+    println!("# csync on finished data (nothing pending): per call; target <= 5 ns");
+    let (src, dst) = (Buf::new(1 << 20, 1), Buf::new(1 << 20, 0));
+    acopy(dst.ptr(), src.ptr(), 1 << 20);
+    copier::capi::csync_all();
+    let mut v: Vec<f64> = (0..if quick { 20 } else { 200 }).map(|_| csync_done_ns(&dst, 10_000)).collect();
+    let m = median(&mut v);
+    println!("{:<34} {m:>8.2} ns per csync ({})", "csync done 4KiB", if m <= 5.0 { "target met" } else { "target NOT met" });
+    // and while another copy of this thread is still pending elsewhere
+    let (s2, d2) = (Buf::new(8 << 20, 1), Buf::new(8 << 20, 0));
+    let mut v = Vec::new();
+    for _ in 0..if quick { 5 } else { 50 } {
+        acopy(d2.ptr(), s2.ptr(), 8 << 20);
+        v.push(csync_done_ns(&dst, 1000));
+        copier::capi::csync_all();
+    }
+    let m = median(&mut v);
+    println!("{:<34} {m:>8.2} ns per csync (an unrelated 8 MiB copy pending)", "csync done 4KiB, other pending");
+}
+
+fn small(quick: bool) {
+    let th = copier_abi::DEFAULT_THRESHOLD;
+    println!("# copies below the threshold ({th} B, run inline): A = memcpy, B = amemcpy, batches of 256; ratio = B/A (target <= 1.05)");
+    let src = Buf::new(1 << 20, 1);
+    let dst = Buf::new(1 << 20, 0);
+    for &n in &[64usize, 256, 1024, 4096, th / 2, th - 1] {
+        let k = 256;
+        let rounds = if quick { 51 } else { 1001 };
+        let stride = (n + 63) / 64 * 64;
+        let slots = (1 << 20) / stride;
+        let (a, b) = ab(
+            rounds,
+            || time(|| (0..k).for_each(|i| memcpy(unsafe_add(dst.ptr(), (i % slots) * stride), src.ptr(), n))),
+            || time(|| (0..k).for_each(|i| acopy(unsafe_add(dst.ptr(), (i % slots) * stride), src.ptr(), n))),
+        );
+        let r = b / a;
+        row(&format!("small {n}B x{k}"), a, b, r, if r <= 1.05 { "target met" } else { "target NOT met" });
+    }
+}
+
+fn unsafe_add(p: *mut u8, off: usize) -> *mut u8 {
+    p.wrapping_add(off)
+}
+
+fn bandwidth(quick: bool) {
+    println!("# large-copy bandwidth: A = memcpy, B = amemcpy + csync of the whole range; ratio = A/B time = B/A bandwidth (target >= 0.95)");
+    for &n in &[4usize << 20, 64 << 20] {
+        let (src, dst) = (Buf::new(n, 1), Buf::new(n, 0));
+        let rounds = if quick { 7 } else if n > 8 << 20 { 31 } else { 101 };
+        let (a, b) = ab(
+            rounds,
+            || time(|| memcpy(dst.ptr(), src.ptr(), n)),
+            || {
+                time(|| {
+                    acopy(dst.ptr(), src.ptr(), n);
+                    copier::capi::csync(dst.ptr() as *const _, n);
+                })
+            },
+        );
+        let r = a / b;
+        row(&format!("bandwidth {}", kib(n)), a, b, r, if r >= 0.95 { "target met" } else { "target NOT met" });
+    }
+}
+
+fn threshold(quick: bool) {
+    println!("# threshold crossover: A = memcpy, B = amemcpy + csync (threshold forced to 0); ratio = B/A; the threshold is the smallest size from which B/A stays <= 1.05");
+    let saved = copier_abi::DEFAULT_THRESHOLD;
+    copier::options::set("threshold", "0").unwrap();
+    let src = Buf::new(4 << 20, 1);
+    let dst = Buf::new(4 << 20, 0);
+    let mut crossover = None;
+    let sizes: Vec<usize> = (10..=22).flat_map(|s| [1usize << s, 3 << (s - 1)]).filter(|&n| n <= 4 << 20).collect();
+    for &n in &sizes {
+        let rounds = if quick { 51 } else { 401 };
+        let (a, b) = ab(
+            rounds,
+            || time(|| memcpy(dst.ptr(), src.ptr(), n)),
+            || {
+                time(|| {
+                    acopy(dst.ptr(), src.ptr(), n);
+                    copier::capi::csync(dst.ptr() as *const _, n);
+                })
+            },
+        );
+        let r = b / a;
+        if r <= 1.05 {
+            crossover.get_or_insert(n);
+        } else {
+            crossover = None;
+        }
+        row(&format!("threshold {n}B"), a, b, r, "");
+    }
+    copier::options::set("threshold", &saved.to_string()).unwrap();
+    match crossover {
+        Some(n) => println!("crossover: {n} bytes (copier_abi::DEFAULT_THRESHOLD is {saved})"),
+        None => println!("crossover: none up to 4 MiB (copier_abi::DEFAULT_THRESHOLD is {saved})"),
+    }
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("copier-bench: {e}");
+            }
+            eprintln!("usage: copier-bench [all|copy-parse|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]");
+            std::process::exit(2);
+        }
+    };
+    copier::ensure_init();
+    println!(
+        "# copier-bench: engine {}, {} cpus, load average {}",
+        copier::testing::engine_name(),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    );
+    let w = args.what.as_str();
+    let all = w == "all";
+    let mut ran = false;
+    if all || w == "submit" {
+        submit(args.quick);
+        ran = true;
+    }
+    if all || w == "csync" {
+        csync_done(args.quick);
+        ran = true;
+    }
+    if all || w == "small" {
+        small(args.quick);
+        ran = true;
+    }
+    if all || w == "bandwidth" {
+        bandwidth(args.quick);
+        ran = true;
+    }
+    if all || w == "copy-parse" {
+        copy_parse(args.quick, &args.regimes);
+        ran = true;
+    }
+    if all || w == "threshold" {
+        threshold(args.quick);
+        ran = true;
+    }
+    if !ran {
+        eprintln!("copier-bench: unknown benchmark {w}");
+        std::process::exit(2);
+    }
+}

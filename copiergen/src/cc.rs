@@ -205,6 +205,13 @@ fn add_runtime(
         add.args.push(os("-l:libcopier.so"));
         return Ok(());
     }
+    if opts.sanitize && inv.shared {
+        // CopierSanitizer keeps one runtime per process (one shadow, one
+        // tracker of pending copies): a shared library leaves its
+        // __copier_san_* and libcopier references to the executable, which
+        // links libcopier_san.a and exports them (as ASan's static runtime).
+        return Ok(());
+    }
     let archive = runtime_archive(opts);
     let dir = res.lib_dir_with(archive)?;
     if inv.shared {

@@ -45,6 +45,9 @@ pub const INGESTED: u32 = 2;
 pub const DEPS_CLEAR: u32 = 4;
 /// `flags` bit: the task was retired (removed from the tracker).
 pub const RETIRED: u32 = 8;
+/// `flags` bit: a lazy task dropped unexecuted (its destination was
+/// overwritten first); not counted as an executed task.
+pub const DROPPED: u32 = 16;
 
 /// Per-task segment state; see the module docs for the protocol.
 pub struct Descriptor {
@@ -379,24 +382,24 @@ mod loom_tests {
     use loom::sync::Arc;
     use loom::thread;
 
-    /// Two executors race to claim and complete a 3-segment task while a
-    /// waiter polls segment 2: every segment is executed exactly once, exactly
-    /// one completer is elected retirer, and a waiter that sees a segment done
-    /// sees the bytes its executor wrote.
+    /// Two executors race to claim and complete a 2-segment task while a
+    /// waiter polls the last segment: every segment is executed exactly once,
+    /// exactly one completer is elected retirer, and a waiter that sees a
+    /// segment done sees the bytes its executor wrote.
     #[test]
     fn completion_protocol() {
         let mut b = loom::model::Builder::new();
         b.preemption_bound = Some(3);
         b.check(|| {
             let d = Arc::new(Descriptor::new());
-            d.reset(1, 3, 12, 0);
-            let data: Arc<[AtomicUsize; 3]> = Arc::new(core::array::from_fn(|_| AtomicUsize::new(0)));
+            d.reset(1, 2, 12, 0);
+            let data: Arc<[AtomicUsize; 2]> = Arc::new(core::array::from_fn(|_| AtomicUsize::new(0)));
             let retirers = Arc::new(AtomicUsize::new(0));
             let mut hs = Vec::new();
             for _ in 0..2 {
                 let (d, data, retirers) = (d.clone(), data.clone(), retirers.clone());
                 hs.push(thread::spawn(move || {
-                    while let Some((lo, hi)) = d.claim_run(1, 0, 3, 1) {
+                    while let Some((lo, hi)) = d.claim_run(1, 0, 2, 1) {
                         for s in lo..hi {
                             // "copy": a relaxed write the done bit must publish
                             let prev = data[s as usize].fetch_add(1, Ordering::Relaxed);
@@ -410,8 +413,8 @@ mod loom_tests {
             }
             let (d2, data2) = (d.clone(), data.clone());
             let w = thread::spawn(move || {
-                if d2.is_done(1, 2, 3) {
-                    assert_eq!(data2[2].load(Ordering::Relaxed), 1);
+                if d2.is_done(1, 1, 2) {
+                    assert_eq!(data2[1].load(Ordering::Relaxed), 1);
                 }
             });
             for h in hs {
@@ -419,8 +422,8 @@ mod loom_tests {
             }
             w.join().unwrap();
             assert_eq!(retirers.load(Ordering::Relaxed), 1);
-            assert_eq!(d.prefix(), 3);
-            for s in 0..3 {
+            assert_eq!(d.prefix(), 2);
+            for s in 0..2 {
                 assert_eq!(data[s].load(Ordering::Relaxed), 1);
             }
         });

@@ -903,6 +903,9 @@ unsafe fn sync_copy(dst: *mut u8, src: *const u8, n: usize, handler: usize, arg:
 fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
     let Some(_busy) = Busy::enter() else { return false };
     let mut targets = Vec::new();
+    if let Some(waited) = own_fast_wait(ranges, count) {
+        return waited;
+    }
     {
         let mut g = TRACKER.lock();
         g.ingest_all();
@@ -925,6 +928,133 @@ fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
         COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
     }
     true
+}
+
+/// Most tasks of the caller's own queue the lock-free fast path scans.
+const FAST_SCAN: u64 = 16;
+
+/// Visit the address ranges task `e` accesses: `f(addr, len, task_off,
+/// is_write)`; the nominal source is always included (a superset of what an
+/// absorbing task reads).
+fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool)) {
+    let n = e.len();
+    f(e.dst(), n, 0, true);
+    f(e.src(), n, 0, false);
+    // SAFETY: the caller checked INGESTED (Acquire) on a task of its own
+    // queue: ext is immutable until this thread reuses the slot.
+    for r in unsafe { &(*e.ext.get()).redirects } {
+        f(r.src, r.len, r.off, false);
+    }
+}
+
+/// The caller's own queue holds every pending task of the process, few and
+/// all ingested: return its ring and position range (`None` otherwise).
+fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
+    let (cptr, _) = local()?;
+    // SAFETY: leaked client.
+    let me = unsafe { cptr.as_ref()? };
+    let r = ring_of(me)?;
+    for i in 0..NCLIENTS.load(Ordering::Acquire) {
+        if i != me.idx as usize {
+            if let Some(o) = client_at(i).and_then(ring_of) {
+                if o.head() != o.tail() {
+                    return None;
+                }
+            }
+        }
+    }
+    let (t, h) = (r.tail(), r.head());
+    if h - t > FAST_SCAN {
+        return None;
+    }
+    for p in t..h {
+        let d = &r.slot(p).desc;
+        if d.pos() == p && d.flags() & (INGESTED | RETIRED) == 0 {
+            return None;
+        }
+    }
+    Some((r, t, h))
+}
+
+/// Lock-free `csync`: when the caller's own queue holds every pending task
+/// (the common single-producer case), find the segments covering the ranges
+/// by scanning those tasks instead of taking the tracker lock, and help or
+/// wait for them. `None` when the fast path does not apply.
+fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
+    let (r, t, h) = own_pending_only()?;
+    let mut targets: [(TaskRef, u32, u32); 2 * FAST_SCAN as usize] = [(TaskRef { client: 0, pos: 0 }, 0, 0); 2 * FAST_SCAN as usize];
+    let mut k = 0;
+    let me = local().map(|(c, _)| c)?;
+    // SAFETY: leaked client.
+    let idx = unsafe { (*me).idx };
+    for p in t..h {
+        let e = r.slot(p);
+        let d = &e.desc;
+        if d.pos() != p || d.flags() & RETIRED != 0 {
+            continue;
+        }
+        let shift = d.seg_shift();
+        let (mut lo, mut hi) = (u32::MAX, 0u32);
+        task_ranges(e, |a, l, off, is_write| {
+            for &(ra, rn, writers_only) in ranges {
+                if writers_only && !is_write {
+                    continue;
+                }
+                let x = a.max(ra);
+                let y = (a + l).min(ra.saturating_add(rn));
+                if x < y {
+                    let (slo, shi) = seg_range(off + (x - a), y - x, shift);
+                    lo = lo.min(slo);
+                    hi = hi.max(shi);
+                }
+            }
+        });
+        if lo < hi && !d.is_done(p, lo, hi) && k < targets.len() {
+            targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+            k += 1;
+        }
+    }
+    if k == 0 {
+        return Some(false);
+    }
+    wake_service();
+    let t0 = if count { now_ns() } else { 0 };
+    let mut budget = usize::MAX;
+    for &t in &targets[..k] {
+        drive(t, Mode::Waiter, &mut budget);
+    }
+    if count {
+        COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
+        COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+    }
+    Some(true)
+}
+
+/// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
+/// address `>= from` that a pending segment of the caller's tasks touches.
+fn own_fast_window(from: usize) -> Option<usize> {
+    let (r, t, h) = own_pending_only()?;
+    let mut end = usize::MAX;
+    for p in t..h {
+        let e = r.slot(p);
+        let d = &e.desc;
+        if d.pos() != p || d.flags() & RETIRED != 0 {
+            continue;
+        }
+        let shift = d.seg_shift();
+        task_ranges(e, |a, l, off, _| {
+            if a + l <= from || a >= end {
+                return;
+            }
+            let skip = from.saturating_sub(a);
+            let (lo, hi) = seg_range(off + skip, l - skip, shift);
+            if let Some(k) = d.first_undone(lo, hi) {
+                let seg_start = if shift >= 63 { 0 } else { (k as usize) << shift };
+                end = end.min(a + seg_start.saturating_sub(off).max(skip));
+            }
+        });
+    }
+    Some(end)
 }
 
 /// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
@@ -1008,6 +1138,9 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     }
     if nothing_pending() {
         return usize::MAX;
+    }
+    if let Some(end) = own_fast_window(want) {
+        return end.max(want);
     }
     let Some(_busy) = Busy::enter() else { return want };
     let g = TRACKER.lock();

@@ -8,7 +8,8 @@ use crossbeam_utils::CachePadded;
 /// Process-wide counters (updated off the submit fast path; `inline` is
 /// per-client and summed by [`snapshot`]).
 pub struct Counters {
-    /// Copies executed asynchronously (retired tasks, dropped lazy ones included).
+    /// Copies executed asynchronously (retired tasks; dropped lazy copies are
+    /// counted in `lazy_dropped` instead).
     pub tasks: AtomicU64,
     /// Bytes of those copies.
     pub bytes: AtomicU64,

@@ -31,7 +31,7 @@
 //! unclaimed segments of `W` are dropped (claimed and marked done unexecuted).
 //! `C` inherits `W`'s edges so whatever `W` waited for still orders `C`.
 
-use crate::desc::{DEPS_CLEAR, FAULTED, INGESTED, RETIRED};
+use crate::desc::{DEPS_CLEAR, DROPPED, FAULTED, INGESTED, RETIRED};
 use crate::service::{entry, Edge, Entry, Redirect, TaskRef, FLAG_LAZY, FLAG_OVERLAP};
 use crate::stats::COUNTERS;
 use core::sync::atomic::Ordering;
@@ -370,6 +370,7 @@ impl Tracker {
                 finished |= we.desc.complete_bits(word, bits);
             });
             if dropped {
+                we.desc.set_flags(DROPPED);
                 COUNTERS.lazy_dropped.fetch_add(1, Ordering::Relaxed);
                 crate::service::notify_progress();
             }
@@ -450,8 +451,10 @@ impl Tracker {
         for r in &ext.redirects {
             self.map.remove(r.src, r.src + r.len, t);
         }
-        COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
-        COUNTERS.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        if e.desc.flags() & DROPPED == 0 {
+            COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
+            COUNTERS.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        }
         let f = e.handler.load(Ordering::Relaxed);
         if f != 0 {
             self.handlers.push_back(HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: d, src: s, len: n });

@@ -26,6 +26,7 @@
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/MemoryBuiltins.h"
 #include "llvm/Analysis/MemoryLocation.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -229,15 +230,21 @@ struct CgFunctionCtx {
   Function &F;
   FunctionAnalysisManager &FAM;
   AAResults &AA;
-  /// Valid only while the IR of F is unchanged (cg_mod_ref, cg_alias).
-  BatchAAResults BAA;
+  DominatorTree &DT;
   LoopInfo &LI;
   TargetLibraryInfo &TLI;
+  /// Capture facts relative to a program point: an object is not reachable
+  /// through escaped pointers before the instruction that captures it.
+  EarliestEscapeAnalysis EEA;
+  /// Valid only while the IR of F is unchanged (cg_mod_ref, cg_alias).
+  BatchAAResults BAA;
 
   CgFunctionCtx(Function &F, FunctionAnalysisManager &FAM)
-      : F(F), FAM(FAM), AA(FAM.getResult<AAManager>(F)), BAA(AA),
+      : F(F), FAM(FAM), AA(FAM.getResult<AAManager>(F)),
+        DT(FAM.getResult<DominatorTreeAnalysis>(F)),
         LI(FAM.getResult<LoopAnalysis>(F)),
-        TLI(FAM.getResult<TargetLibraryAnalysis>(F)) {}
+        TLI(FAM.getResult<TargetLibraryAnalysis>(F)), EEA(DT, &LI),
+        BAA(AA, &EEA) {}
 };
 
 namespace {
@@ -319,10 +326,28 @@ uint8_t cg_object_kind(LLVMValueRef CV) {
   return CG_OBJECT_UNKNOWN;
 }
 
-/// llvm::PointerMayBeCaptured(V, ReturnCaptures = true): whether any use of
-/// V (in the whole function) may let code outside it learn the address.
-bool cg_may_be_captured(LLVMValueRef V) {
-  return PointerMayBeCaptured(unwrap(V), /*ReturnCaptures=*/true);
+/// Whether V may be captured anywhere in its function: a use other than a
+/// load, store to it, comparison, or a call that provably does not keep it.
+/// Unlike llvm::PointerMayBeCaptured, passing V to a deallocation function
+/// (free, operator delete) does not capture it: the memory is dead after.
+bool cg_may_be_captured(CgFunctionCtx *Ctx, LLVMValueRef V) {
+  struct Tracker : CaptureTracker {
+    const TargetLibraryInfo &TLI;
+    bool Captured = false;
+    explicit Tracker(const TargetLibraryInfo &TLI) : TLI(TLI) {}
+    void tooManyUses() override { Captured = true; }
+    Action captured(const Use *U, UseCaptureInfo CI) override {
+      if (const auto *CB = dyn_cast<CallBase>(U->getUser()))
+        if (getFreedOperand(CB, &TLI) == U->get())
+          return ContinueIgnoringReturn;
+      if (capturesNothing(CI.UseCC))
+        return Continue; // Only through the user's result: follow it.
+      Captured = true;
+      return Stop;
+    }
+  } T(Ctx->TLI);
+  PointerMayBeCaptured(unwrap(V), &T);
+  return T.Captured;
 }
 
 /// Facts about a call site (CgCallProp bits).
@@ -402,6 +427,26 @@ LLVMValueRef cg_split_if_then(LLVMValueRef Cond, LLVMValueRef Before,
   Instruction *Term = SplitBlockAndInsertIfThen(unwrap(Cond), I,
                                                 /*Unreachable=*/false, Weights);
   return wrap(Term);
+}
+
+/// Replaces the conditional branch Br by an unconditional branch to its
+/// successor SuccIdx; the other successor loses this predecessor (its PHIs
+/// drop the incoming value). Then merges the straight-line blocks that
+/// leaves (head, kept successor, and its own single successor).
+void cg_make_unconditional(LLVMValueRef Br, unsigned SuccIdx) {
+  auto *BI = cast<BranchInst>(unwrap<Instruction>(Br));
+  BasicBlock *Head = BI->getParent();
+  BasicBlock *Keep = BI->getSuccessor(SuccIdx);
+  BasicBlock *Drop = BI->getSuccessor(1 - SuccIdx);
+  if (Keep != Drop)
+    Drop->removePredecessor(Head);
+  BranchInst::Create(Keep, BI->getIterator());
+  BI->eraseFromParent();
+  BasicBlock *Next = Keep->getSingleSuccessor();
+  if (MergeBlockIntoPredecessor(Keep))
+    Keep = Head;
+  if (Next && Next != Keep)
+    MergeBlockIntoPredecessor(Next);
 }
 
 /// Promotes the given allocas to SSA values (mem2reg) with a freshly built

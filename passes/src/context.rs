@@ -267,6 +267,13 @@ impl FunctionAnalyses<'_> {
         CallProps(unsafe { ffi::cg_call_props(self.ctx, call) })
     }
 
+    /// Whether `object` may be captured anywhere in the function (returns
+    /// count as captures; passing it to `free`/`operator delete` does not).
+    pub fn may_be_captured(&self, object: LLVMValueRef) -> bool {
+        // SAFETY: `object` is a value of the analysed function.
+        unsafe { ffi::cg_may_be_captured(self.ctx, object) }
+    }
+
     /// Loop nesting depth of `bb` (0 outside natural loops).
     pub fn loop_depth(&self, bb: LLVMBasicBlockRef) -> u32 {
         // SAFETY: `bb` is a block of the analysed function.
@@ -352,19 +359,19 @@ pub fn object_kind(object: LLVMValueRef) -> ObjectKind {
     }
 }
 
-/// `llvm::PointerMayBeCaptured(object, ReturnCaptures = true)` over the
-/// whole function.
-pub fn may_be_captured(object: LLVMValueRef) -> bool {
-    // SAFETY: `object` is a live value.
-    unsafe { ffi::cg_may_be_captured(object) }
-}
-
 /// Whether `inst` is an atomic instruction or fence with release (or
 /// stronger) ordering in the system scope: it can publish memory to another
 /// thread.
 pub fn is_release(inst: LLVMValueRef) -> bool {
     // SAFETY: `inst` is a live instruction.
     unsafe { ffi::cg_atomic_ordering(inst) >= ffi::CG_ORDERING_RELEASE && !ffi::cg_is_single_thread_scope(inst) }
+}
+
+/// Replaces the conditional branch `br` by a branch to its successor
+/// `succ` (0 or 1); PHIs of the other successor drop this edge.
+pub fn make_unconditional(br: LLVMValueRef, succ: u32) {
+    // SAFETY: `br` is a live conditional `br` instruction; succ < 2.
+    unsafe { ffi::cg_make_unconditional(br, succ) }
 }
 
 /// Splits `before`'s block into `if (cond) { new block } before...`; returns

@@ -145,12 +145,13 @@ unsafe extern "C" {
     ) -> u8;
     pub fn cg_underlying_object(v: LLVMValueRef) -> LLVMValueRef;
     pub fn cg_object_kind(v: LLVMValueRef) -> u8;
-    pub fn cg_may_be_captured(v: LLVMValueRef) -> bool;
+    pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;
     pub fn cg_loop_depth(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> u32;
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;
+    pub fn cg_make_unconditional(br: LLVMValueRef, succ: u32);
     pub fn cg_promote_allocas(ctx: *mut CgFunctionCtx, allocas: *mut LLVMValueRef, count: usize) -> usize;
     pub fn cg_remarks_enabled(ctx: *mut CgFunctionCtx) -> bool;
     pub fn cg_remark(

@@ -253,6 +253,24 @@ pub fn erase(inst: LLVMValueRef) {
     unsafe { c::LLVMInstructionEraseFromParent(inst) }
 }
 
+/// Whether `v` is an instruction (not a constant the builder folded).
+pub fn is_instruction(v: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    !unsafe { c::LLVMIsAInstruction(v) }.is_null()
+}
+
+/// Whether `v` is the null pointer constant.
+pub fn is_null_constant(v: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMIsConstant(v) != 0 && c::LLVMIsNull(v) != 0 }
+}
+
+/// The terminator of the block an instruction is in.
+pub fn block_terminator(inst: LLVMValueRef) -> LLVMValueRef {
+    // SAFETY: handle invariant; `inst` is in a block with a terminator.
+    unsafe { c::LLVMGetBasicBlockTerminator(c::LLVMGetInstructionParent(inst)) }
+}
+
 /// Whether a value has any use.
 pub fn has_uses(v: LLVMValueRef) -> bool {
     // SAFETY: handle invariant.
@@ -425,6 +443,24 @@ impl Drop for Builder {
 pub fn remove_from_parent(inst: LLVMValueRef) {
     // SAFETY: handle invariant.
     unsafe { c::LLVMInstructionRemoveFromParent(inst) }
+}
+
+/// Whether `name` can be declared as `ret (params...)`: the module has no
+/// global of that name, or a function of exactly that type.
+pub fn can_declare(module: LLVMModuleRef, name: &CStr, ret: LLVMTypeRef, params: &[LLVMTypeRef]) -> bool {
+    let mut params = params.to_vec();
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        let fn_ty = c::LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0);
+        let existing = c::LLVMGetNamedFunction(module, name.as_ptr());
+        if !existing.is_null() {
+            return c::LLVMGlobalGetValueType(existing) == fn_ty;
+        }
+        let len = name.to_bytes().len();
+        c::LLVMGetNamedGlobal(module, name.as_ptr()).is_null()
+            && c::LLVMGetNamedGlobalAlias(module, name.as_ptr(), len).is_null()
+            && c::LLVMGetNamedGlobalIFunc(module, name.as_ptr(), len).is_null()
+    }
 }
 
 /// Gets or declares `name` with type `ret (params...)` (nounwind) in the

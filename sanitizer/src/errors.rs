@@ -166,12 +166,16 @@ fn is_runtime_frame(name: &str) -> bool {
             .any(|p| name.starts_with(p))
 }
 
-/// The frames of an access stack after the sanitizer's own.
+/// The frames of an access stack after the sanitizer's own: the leading
+/// run of sanitizer frames (and the Rust library code inlined into them) is
+/// dropped, so frame #0 is the function that made the access or called the
+/// intercepted libc function.
 pub fn access_frames(raw: &[usize], symbolize: bool) -> Vec<Sym> {
     let syms = stack::symbolize(raw, symbolize);
-    let last_rt = syms.iter().rposition(|s| s.name.as_deref().is_some_and(is_sanitizer_frame));
-    match last_rt {
-        Some(i) => syms[i + 1..].to_vec(),
+    let lib = |n: &str| ["core::", "<core::", "std::", "<std::", "alloc::", "<alloc::"].iter().any(|p| n.starts_with(p));
+    let first = syms.iter().position(|s| !s.name.as_deref().is_some_and(|n| is_sanitizer_frame(n) || lib(n)));
+    match first {
+        Some(i) => syms[i..].to_vec(),
         None => syms,
     }
 }

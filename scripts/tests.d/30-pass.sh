@@ -16,7 +16,10 @@ plugin=$root/target/release/libcopiergen.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "30-pass: cargo test -p copier-testsuite (IR snapshots, program runs)"
+echo "30-pass: clang-format-22 (LLVM style) on passes/cpp"
+clang-format-22 --dry-run --Werror passes/cpp/*.cpp passes/cpp/*.h
+
+echo "30-pass: cargo test -p copier-testsuite (IR snapshots, program runs, remarks)"
 cargo test --release --locked -p copier-testsuite
 
 echo "30-pass: opt-22 -passes=copiergen,verify over testsuite/ir at -O0 -O1 -O2"

@@ -5,25 +5,43 @@
 //! the destination, writing or freeing the source, or handing either buffer
 //! to another thread or an opaque library):
 //!
-//! * an access with a known extent (load, store, atomic, `llvm.memset`, a
-//!   synchronous copy, `memcmp`/`read`/`write`-like library calls) that may
-//!   read or write the destination, or write the source, needs the bytes it
-//!   touches: a **narrow** sync `csync(ptr, size)` of the access itself;
-//! * any other instruction that alias analysis says may touch the
-//!   destination, or write the source (calls to declarations, indirect
-//!   calls, `free`, `realloc`, `munmap`, `llvm.lifetime.end`, `va_arg`,
-//!   inline asm, ...; callee attributes such as `memory(...)`, `nocapture`
-//!   and `readnone` are honoured by the alias analysis) needs the **whole**
-//!   copy: `csync(dst, len)`;
-//! * whole-copy syncs also before: a release (atomic store/RMW/cmpxchg/fence
-//!   with release or stronger ordering, pthread/C11 thread and lock calls)
-//!   when a buffer may be visible to another thread; a store that publishes
-//!   a pointer into a buffer to memory other code can read; a call that may
-//!   leave the frame without returning (may unwind, `noreturn`, or not
-//!   `willreturn` and not a known library function: `longjmp`, exceptions);
-//!   `llvm.stackrestore`; process operations (`fork`, `exec*`, ...);
-//!   returns, `resume` and `musttail` calls (a pending copy never outlives
-//!   its frame).
+//! * **narrow**: an access with a known extent (load, store, atomic,
+//!   `llvm.memset`, a copy that stays synchronous, `memset`/`memcmp`/
+//!   `memchr`/`read`/`write`-like library calls TargetLibraryInfo
+//!   recognises) that may read or write the destination, or write the
+//!   source, is preceded by `csync(ptr, size)` of exactly its own bytes. One
+//!   narrow sync covers every pending copy (csync waits for any copy
+//!   touching the range), so the copy stays pending for its other bytes;
+//! * **whole copy** (`csync(dst, len)`), for each pending copy concerned:
+//!   - an instruction that alias analysis says may touch the destination or
+//!     write the source and whose extent is unknown: calls to declarations,
+//!     indirect calls, `free`/`realloc`/`munmap`/`operator delete`,
+//!     `llvm.lifetime.end`, `va_arg`, inline asm, scalable-vector or
+//!     non-address-space-0 accesses. Alias analysis honours callee
+//!     attributes (`memory(...)`, `nocapture`, `readnone`, argument-only
+//!     access) and capture order (an object no callee can have seen yet
+//!     needs no sync);
+//!   - inline asm that gets a pointer which may point into a buffer (asm
+//!     without a memory clobber may still dereference it);
+//!   - a release (atomic store/RMW/cmpxchg/fence with release or stronger
+//!     ordering outside the single-thread scope; `pthread_*`, C11 `thrd_*`/
+//!     `mtx_*`/`cnd_*`, `sem_post`/`sem_wait`, `__atomic_*`/`__sync_*` calls)
+//!     while a buffer may be visible to another thread (anything but a
+//!     non-captured local or malloc-like object);
+//!   - a store that publishes a pointer into a buffer to memory other code
+//!     can read;
+//!   - a call that may leave the frame without returning to it: may unwind
+//!     (plain `call`, in a function that may unwind), `noreturn`, or not
+//!     `willreturn` and not a known library function (`longjmp` from a
+//!     callee); `llvm.stackrestore`. Exempt: copies between non-captured
+//!     heap objects in a function without `setjmp`;
+//! * **every pending copy**: `ret`, `resume`, `musttail` calls (a pending
+//!   copy never outlives its frame), `fork`/`vfork`/`exec*`/`posix_spawn`/
+//!   `system`/`popen`/`daemon` (a child has no copy service), and
+//!   `llvm.coro.*` intrinsics that touch memory.
+//!
+//! Submissions (the rewritten copies) never need a sync against each other:
+//! libcopier orders overlapping copies (RAW/WAR/WAW dependency tracking).
 
 use super::candidates::IntrinsicIds;
 use crate::context::{self, FunctionAnalyses, LocSize, Location, ModuleContext, ObjectKind};
@@ -104,6 +122,10 @@ pub enum FullReason {
     StackRestore,
     /// `fork`, `exec*`, `posix_spawn`, ... (the child has no copy service).
     ProcessOperation,
+    /// A coroutine intrinsic that may suspend the frame.
+    Coroutine,
+    /// Inline asm gets a pointer that may point into a buffer.
+    AsmOperand,
 }
 
 impl FullReason {
@@ -117,6 +139,7 @@ impl FullReason {
                 | FullReason::CallWritesSrc
                 | FullReason::UnknownAccess
                 | FullReason::MayNotReturn
+                | FullReason::AsmOperand
         )
     }
 }
@@ -130,15 +153,6 @@ pub enum NarrowReason {
     WritesDst,
     /// The access may write the source.
     WritesSrc,
-}
-
-/// What an instruction needs for one pending copy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Conflict {
-    /// Narrow syncs of these accesses (indices into [`Effect::accesses`]).
-    Narrow(Vec<(usize, NarrowReason)>),
-    /// A sync of the whole copy.
-    Full(FullReason),
 }
 
 /// Everything about one instruction that the placement needs, computed once.
@@ -165,6 +179,10 @@ pub struct Effect {
     pub callee: Option<String>,
     /// The callee releases memory (`free`, `realloc`, `munmap`, `delete`).
     pub frees: bool,
+    /// Pointer operands of inline asm: asm without a memory clobber may
+    /// still dereference them (the compiler does not see it), so a buffer
+    /// they may point into is synced whole.
+    pub asm_pointers: Vec<LLVMValueRef>,
 }
 
 /// A [`FullReason`] (wrapper so `Effect` can derive `Default`).
@@ -172,6 +190,18 @@ pub struct Effect {
 pub struct FullReasonCell(pub FullReason);
 
 impl Effect {
+    /// Whether the instruction may need a whole-copy sync (anything but
+    /// accesses with a nameable extent).
+    pub fn may_need_full(&self) -> bool {
+        self.sync_all.is_some()
+            || self.release.is_some()
+            || self.escapes.is_some()
+            || self.opaque
+            || self.leaves_frame.is_some()
+            || !self.asm_pointers.is_empty()
+            || self.accesses.iter().any(|a| !a.syncable())
+    }
+
     /// Whether the instruction can matter to a pending copy at all.
     pub fn is_inert(&self) -> bool {
         self.accesses.is_empty()
@@ -202,25 +232,31 @@ pub struct CopyFacts {
 
 /// Whether `object` is memory no other code (thread, callee, caller) can
 /// name: a non-captured static alloca or non-captured malloc-like result.
-pub fn is_private_object(object: LLVMValueRef) -> bool {
-    matches!(context::object_kind(object), ObjectKind::Alloca | ObjectKind::Heap) && !context::may_be_captured(object)
+pub fn is_private_object(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    matches!(context::object_kind(object), ObjectKind::Alloca | ObjectKind::Heap) && !fa.may_be_captured(object)
 }
 
-fn is_private_heap(object: LLVMValueRef) -> bool {
-    context::object_kind(object) == ObjectKind::Heap && !context::may_be_captured(object)
+fn is_private_heap(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    context::object_kind(object) == ObjectKind::Heap && !fa.may_be_captured(object)
 }
 
 impl CopyFacts {
     /// Computes the facts of a copy `(dst, src, len)`.
-    pub fn new(dst: LLVMValueRef, src: LLVMValueRef, const_len: Option<u64>, has_setjmp: bool) -> CopyFacts {
+    pub fn new(
+        fa: &FunctionAnalyses<'_>,
+        dst: LLVMValueRef,
+        src: LLVMValueRef,
+        const_len: Option<u64>,
+        has_setjmp: bool,
+    ) -> CopyFacts {
         let size = const_len.map_or(LocSize::AfterPointer, LocSize::Precise);
         let dst_obj = context::underlying_object(dst);
         let src_obj = context::underlying_object(src);
         CopyFacts {
             dst: Location { ptr: dst, size },
             src: Location { ptr: src, size },
-            shared: !(is_private_object(dst_obj) && is_private_object(src_obj)),
-            frame_exempt: !has_setjmp && is_private_heap(dst_obj) && is_private_heap(src_obj),
+            shared: !(is_private_object(fa, dst_obj) && is_private_object(fa, src_obj)),
+            frame_exempt: !has_setjmp && is_private_heap(fa, dst_obj) && is_private_heap(fa, src_obj),
         }
     }
 }
@@ -310,7 +346,7 @@ impl EffectBuilder<'_, '_> {
                 if context::is_release(inst) {
                     e.release = Some(FullReasonCell(FullReason::Release));
                 }
-                if ir::address_space(value).is_some() && !is_private_object(context::underlying_object(ptr)) {
+                if ir::address_space(value).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
                     e.escapes = Some(value);
                 }
             }
@@ -322,7 +358,7 @@ impl EffectBuilder<'_, '_> {
                     e.release = Some(FullReasonCell(FullReason::Release));
                 }
                 let stored = ir::operand(inst, if ir::opcode(inst) == LLVMOpcode::LLVMAtomicCmpXchg { 2 } else { 1 });
-                if ir::address_space(stored).is_some() && !is_private_object(context::underlying_object(ptr)) {
+                if ir::address_space(stored).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
                     e.escapes = Some(stored);
                 }
             }
@@ -345,18 +381,24 @@ impl EffectBuilder<'_, '_> {
         }
         let props = self.fa.call_props(inst);
         let op = ir::opcode(inst);
+        let callee = ir::called_function(inst);
+        let name = callee.map(ir::name).unwrap_or_default();
+        e.callee = Some(if props.inline_asm() {
+            "inline asm".to_owned()
+        } else if name.is_empty() {
+            "an indirect callee".to_owned()
+        } else {
+            format!("'{name}'")
+        });
         if props.musttail() {
             e.sync_all = Some(FullReasonCell(FullReason::MustTail));
             return;
         }
         if props.inline_asm() {
-            e.callee = Some("inline asm".to_owned());
             e.opaque = !props.does_not_access_memory();
+            e.asm_pointers = (0..ir::num_args(inst)).map(|i| ir::arg(inst, i)).filter(|&a| ir::address_space(a).is_some()).collect();
             return;
         }
-        let callee = ir::called_function(inst);
-        let name = callee.map(ir::name).unwrap_or_default();
-        e.callee = Some(if name.is_empty() { "an indirect callee".to_owned() } else { format!("'{name}'") });
 
         if props.intrinsic() {
             let id = callee.map_or(0, ir::function_intrinsic_id);
@@ -369,6 +411,10 @@ impl EffectBuilder<'_, '_> {
                 e.accesses.push(Access { ptr: ir::arg(inst, 1), size: len, reads: true, writes: false });
             } else if id == ids.stackrestore {
                 e.leaves_frame = Some(FullReasonCell(FullReason::StackRestore));
+            } else if name.starts_with("llvm.coro.") && !props.does_not_access_memory() {
+                // A coroutine suspend or end returns to the caller or resumer
+                // (the pass normally runs after coroutine lowering).
+                e.sync_all = Some(FullReasonCell(FullReason::Coroutine));
             } else {
                 e.opaque = !props.does_not_access_memory();
             }
@@ -410,23 +456,21 @@ impl EffectBuilder<'_, '_> {
         }
     }
 
-    /// What `inst` (with effect `e`) needs for the pending copy `c`.
-    pub fn conflict(&self, inst: LLVMValueRef, e: &Effect, c: &CopyFacts) -> Option<Conflict> {
+    /// Whether `inst` (with effect `e`) needs the whole pending copy `c`
+    /// synced before it, and why. Accesses with a known extent never do
+    /// (see [`Self::narrow_conflict`]), except when the extent cannot be
+    /// named in a narrow sync.
+    pub fn full_conflict(&self, inst: LLVMValueRef, e: &Effect, c: &CopyFacts) -> Option<FullReason> {
         if let Some(FullReasonCell(r)) = e.sync_all {
-            return Some(Conflict::Full(r));
+            return Some(r);
         }
         if e.submits.is_some() {
             // libcopier orders overlapping copies itself (dependency tracker).
             return None;
         }
-        if let Some(FullReasonCell(r)) = e.leaves_frame {
-            if !c.frame_exempt {
-                return Some(Conflict::Full(r));
-            }
-        }
         if let Some(FullReasonCell(r)) = e.release {
             if c.shared {
-                return Some(Conflict::Full(r));
+                return Some(r);
             }
         }
         if let Some(v) = e.escapes {
@@ -434,49 +478,67 @@ impl EffectBuilder<'_, '_> {
             let dst = Location { ptr: c.dst.ptr, size: LocSize::Unknown };
             let src = Location { ptr: c.src.ptr, size: LocSize::Unknown };
             if self.fa.may_alias(stored, dst) || self.fa.may_alias(stored, src) {
-                return Some(Conflict::Full(FullReason::PointerEscape));
+                return Some(FullReason::PointerEscape);
             }
         }
-        let mut narrow = Vec::new();
-        for (i, a) in e.accesses.iter().enumerate() {
-            let loc = a.location();
-            let why = if a.writes && self.fa.may_alias(loc, c.dst) {
-                Some(NarrowReason::WritesDst)
-            } else if a.reads && self.fa.may_alias(loc, c.dst) {
-                Some(NarrowReason::ReadsDst)
-            } else if a.writes && self.fa.may_alias(loc, c.src) {
-                Some(NarrowReason::WritesSrc)
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                if !a.syncable() {
-                    return Some(Conflict::Full(FullReason::UnknownAccess));
-                }
-                narrow.push((i, why));
+        for &p in &e.asm_pointers {
+            let arg = Location { ptr: p, size: LocSize::Unknown };
+            let dst = Location { ptr: c.dst.ptr, size: LocSize::Unknown };
+            let src = Location { ptr: c.src.ptr, size: LocSize::Unknown };
+            if self.fa.may_alias(arg, dst) || self.fa.may_alias(arg, src) {
+                return Some(FullReason::AsmOperand);
+            }
+        }
+        for a in e.accesses.iter().filter(|a| !a.syncable()) {
+            if self.touches(a, c).is_some() {
+                return Some(FullReason::UnknownAccess);
             }
         }
         if e.opaque {
             let is_call = matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
             let on_dst = self.fa.mod_ref(inst, c.dst);
             if on_dst.writes || on_dst.reads {
-                return Some(Conflict::Full(match (is_call, on_dst.writes) {
+                return Some(match (is_call, on_dst.writes) {
                     _ if e.frees => FullReason::Free,
                     (false, _) => FullReason::UnknownAccess,
                     (true, true) => FullReason::CallWritesDst,
                     (true, false) => FullReason::CallReadsDst,
-                }));
+                });
             }
             if self.fa.mod_ref(inst, c.src).writes {
-                return Some(Conflict::Full(if e.frees {
+                return Some(if e.frees {
                     FullReason::Free
                 } else if is_call {
                     FullReason::CallWritesSrc
                 } else {
                     FullReason::UnknownAccess
-                }));
+                });
             }
         }
-        (!narrow.is_empty()).then_some(Conflict::Narrow(narrow))
+        // Checked last so that remarks name the alias-analysis reason when
+        // there is one.
+        if let Some(FullReasonCell(r)) = e.leaves_frame {
+            if !c.frame_exempt {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Whether the access `e.accesses[i]` (syncable) touches the pending
+    /// copy `c` in a way that needs its bytes synced first.
+    pub fn narrow_conflict(&self, e: &Effect, i: usize, c: &CopyFacts) -> Option<NarrowReason> {
+        self.touches(&e.accesses[i], c)
+    }
+
+    fn touches(&self, a: &Access, c: &CopyFacts) -> Option<NarrowReason> {
+        let loc = a.location();
+        if (a.reads || a.writes) && self.fa.may_alias(loc, c.dst) {
+            Some(if a.writes { NarrowReason::WritesDst } else { NarrowReason::ReadsDst })
+        } else if a.writes && self.fa.may_alias(loc, c.src) {
+            Some(NarrowReason::WritesSrc)
+        } else {
+            None
+        }
     }
 }

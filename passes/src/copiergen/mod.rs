@@ -194,19 +194,11 @@ fn run_on_function(
     if calls.is_empty() {
         return false;
     }
-    let rt = match runtime.get_or_insert_with(|| emit::Runtime::declare(cx.raw())) {
-        Ok(rt) => *rt,
-        Err(name) => {
-            fa.diagnose(Severity::Warning, &format!("'{name}' is declared with an unexpected type; copies stay synchronous"));
-            return skip_all(SkipReason::RuntimeDeclConflict(name.clone()));
-        }
-    };
-
     let setjmp = has_setjmp(&fa, f);
     let copies: Vec<PendingCopy> = calls
         .into_iter()
         .map(|call| PendingCopy {
-            facts: CopyFacts::new(call.dst, call.src, call.const_len, setjmp),
+            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp),
             loc: ir::debug_loc(call.call),
             call,
         })
@@ -234,6 +226,21 @@ fn run_on_function(
         }
         return false;
     }
+
+    // Declared only now: a function that rewrites nothing adds nothing.
+    let rt = match runtime.get_or_insert_with(|| emit::Runtime::declare(cx.raw())) {
+        Ok(rt) => *rt,
+        Err(name) => {
+            fa.diagnose(Severity::Warning, &format!("'{name}' is declared with an unexpected type; copies stay synchronous"));
+            if remarks {
+                for c in &copies {
+                    let why = SkipReason::RuntimeDeclConflict(name.clone());
+                    remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
+                }
+            }
+            return false;
+        }
+    };
 
     // Remarks before the IR changes: they point at the original calls.
     if remarks {

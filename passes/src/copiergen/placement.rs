@@ -15,7 +15,7 @@
 //! the copy did not run, the sync covers an empty range (a no-op).
 
 use super::candidates::CopyCall;
-use super::effects::{Access, AccessSize, Conflict, CopyFacts, Effect, EffectBuilder, FullReason, NarrowReason};
+use super::effects::{Access, AccessSize, CopyFacts, Effect, EffectBuilder, FullReason, NarrowReason};
 use crate::context::FunctionAnalyses;
 use crate::ir;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
@@ -37,6 +37,8 @@ pub struct PendingCopy {
 pub struct NarrowSync {
     /// The access it covers.
     pub access: Access,
+    /// Underlying object of the access pointer (key of its ready window).
+    pub object: LLVMValueRef,
     /// Why.
     pub reason: NarrowReason,
     /// A copy that needs it (for remarks).
@@ -73,6 +75,18 @@ pub struct Plan {
     /// Calls to the program's own Copier submissions (`amemcpy`, ...):
     /// cached ready windows are reset after them.
     pub user_submissions: Vec<LLVMValueRef>,
+    /// Number of narrow syncs per underlying object.
+    pub narrow_per_object: HashMap<LLVMValueRef, usize>,
+}
+
+impl Plan {
+    /// Whether the narrow sync `n` at `point` uses a windowed guard (an
+    /// inline check of a cached ready window, `csync_ready_end` on a miss)
+    /// rather than a `csync` call: in loops, and where one object gets
+    /// several narrow syncs (later ones then usually hit the window).
+    pub fn windowed(&self, point: &SyncPoint, n: &NarrowSync, window_enabled: bool) -> bool {
+        window_enabled && (point.in_loop || self.narrow_per_object.get(&n.object).copied().unwrap_or(0) > 1)
+    }
 }
 
 /// The analysis ran out of its alias-query budget.
@@ -81,6 +95,31 @@ pub struct OverBudget {
     /// Queries made.
     pub queries: u64,
 }
+
+/// Multiplicative hasher for the memo tables (keys are pointers and small
+/// integers; SipHash's DoS resistance buys nothing here and dominated the
+/// analysis time on large functions).
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 #[derive(Clone, PartialEq, Eq)]
 struct BitSet(Vec<u64>);
@@ -147,30 +186,45 @@ struct Analysis<'a, 'b, 'm> {
     eb: &'a EffectBuilder<'b, 'm>,
     fa: &'a FunctionAnalyses<'b>,
     copies: &'a [PendingCopy],
-    memo: HashMap<(LLVMValueRef, usize), Option<Conflict>>,
+    full_memo: FastMap<(LLVMValueRef, usize), Option<FullReason>>,
+    narrow_memo: FastMap<(LLVMValueRef, usize, usize), Option<NarrowReason>>,
     max_queries: u64,
 }
 
 impl Analysis<'_, '_, '_> {
-    fn conflict(&mut self, inst: LLVMValueRef, e: &Effect, c: usize) -> Result<Option<Conflict>, OverBudget> {
-        if let Some(r) = self.memo.get(&(inst, c)) {
-            return Ok(r.clone());
-        }
-        let r = self.eb.conflict(inst, e, &self.copies[c].facts);
+    fn budget(&self) -> Result<(), OverBudget> {
         if self.fa.queries() > self.max_queries {
-            return Err(OverBudget { queries: self.fa.queries() });
+            Err(OverBudget { queries: self.fa.queries() })
+        } else {
+            Ok(())
         }
-        self.memo.insert((inst, c), r.clone());
+    }
+
+    fn full(&mut self, inst: LLVMValueRef, e: &Effect, c: usize) -> Result<Option<FullReason>, OverBudget> {
+        if let Some(&r) = self.full_memo.get(&(inst, c)) {
+            return Ok(r);
+        }
+        let r = self.eb.full_conflict(inst, e, &self.copies[c].facts);
+        self.budget()?;
+        self.full_memo.insert((inst, c), r);
+        Ok(r)
+    }
+
+    fn narrow(&mut self, inst: LLVMValueRef, e: &Effect, i: usize, c: usize) -> Result<Option<NarrowReason>, OverBudget> {
+        if let Some(&r) = self.narrow_memo.get(&(inst, i, c)) {
+            return Ok(r);
+        }
+        let r = self.eb.narrow_conflict(e, i, &self.copies[c].facts);
+        self.budget()?;
+        self.narrow_memo.insert((inst, i, c), r);
         Ok(r)
     }
 
     /// Applies one instruction to the state; returns the syncs it needs.
-    fn transfer(
-        &mut self,
-        inst: LLVMValueRef,
-        e: &Effect,
-        state: &mut BitSet,
-    ) -> Result<Syncs, OverBudget> {
+    /// A narrow sync covers every pending copy at once (csync waits for any
+    /// copy touching the range), so each access stops at the first copy it
+    /// conflicts with.
+    fn transfer(&mut self, inst: LLVMValueRef, e: &Effect, state: &mut BitSet) -> Result<Syncs, OverBudget> {
         let mut full = Vec::new();
         let mut narrow = Vec::new();
         if let Some(c) = e.submits {
@@ -178,14 +232,26 @@ impl Analysis<'_, '_, '_> {
             return Ok((full, narrow));
         }
         let pending: Vec<usize> = state.iter().collect();
-        for c in pending {
-            match self.conflict(inst, e, c)? {
-                None => {}
-                Some(Conflict::Full(r)) => {
+        if e.may_need_full() {
+            for &c in &pending {
+                if let Some(r) = self.full(inst, e, c)? {
                     state.remove(c);
                     full.push((c, r));
                 }
-                Some(Conflict::Narrow(list)) => narrow.extend(list.into_iter().map(|(i, why)| (i, why, c))),
+            }
+        }
+        for (i, a) in e.accesses.iter().enumerate() {
+            if !a.syncable() {
+                continue;
+            }
+            for &c in &pending {
+                if !state.contains(c) {
+                    continue;
+                }
+                if let Some(why) = self.narrow(inst, e, i, c)? {
+                    narrow.push((i, why, c));
+                    break;
+                }
             }
         }
         Ok((full, narrow))
@@ -237,7 +303,7 @@ pub fn plan(
         body.push(v);
     }
 
-    let mut an = Analysis { eb, fa, copies, memo: HashMap::new(), max_queries };
+    let mut an = Analysis { eb, fa, copies, full_memo: FastMap::default(), narrow_memo: FastMap::default(), max_queries };
     let n = copies.len();
     let mut out: Vec<BitSet> = vec![BitSet::new(n); rpo.len()];
     let input = |out: &Vec<BitSet>, preds: &Vec<usize>| {
@@ -290,7 +356,8 @@ pub fn plan(
                 if narrow.iter().any(|n| n.access == access) || covered(&synced, &access) {
                     continue;
                 }
-                narrow.push(NarrowSync { access, reason, copy });
+                let object = crate::context::underlying_object(access.ptr);
+                narrow.push(NarrowSync { access, object, reason, copy });
             }
             for n in &narrow {
                 synced.push((n.access.ptr, n.access.size));
@@ -300,7 +367,11 @@ pub fn plan(
             }
         }
     }
-    Ok(Plan { points, multi_instance, reachable, user_submissions })
+    let mut narrow_per_object = HashMap::new();
+    for n in points.iter().flat_map(|p| &p.narrow) {
+        *narrow_per_object.entry(n.object).or_insert(0) += 1;
+    }
+    Ok(Plan { points, multi_instance, reachable, user_submissions, narrow_per_object })
 }
 
 /// Whether an earlier narrow sync in the block already covers `a`.

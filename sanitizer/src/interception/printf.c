@@ -22,19 +22,19 @@ void __copier_san_intercept_check(const void *p, size_t n, int is_write, const c
 /* Local string helpers: the library's own strlen/strchr are interceptors
  * and would report a pending string as their own access. Volatile reads keep
  * the compiler from turning the loops back into libc calls. */
-static size_t san_strnlen(const char *s, size_t max) {
+static size_t __copier_san_strnlen(const char *s, size_t max) {
   size_t n = 0;
   while (n < max && ((const volatile char *)s)[n])
     n++;
   return n;
 }
-static int san_is_flag(char c) {
+static int __copier_san_is_flag(char c) {
   return c == '-' || c == '+' || c == ' ' || c == '#' || c == '0' || c == '\'' || c == 'I';
 }
 
 /* Consume the arguments of `fmt` from `ap`, checking each %s string. Stops
  * at a positional argument (%1$s), which it does not follow. */
-static void check_format(const char *name, const char *fmt, va_list ap) {
+static void __copier_san_check_format(const char *name, const char *fmt, va_list ap) {
   for (const char *p = fmt; *p; p++) {
     if (*p != '%')
       continue;
@@ -46,7 +46,7 @@ static void check_format(const char *name, const char *fmt, va_list ap) {
       q++;
     if (*q == '$')
       return;
-    while (*p && san_is_flag(*p))
+    while (*p && __copier_san_is_flag(*p))
       p++;
     if (*p == '*') {
       (void)va_arg(ap, int);
@@ -99,11 +99,11 @@ static void check_format(const char *name, const char *fmt, va_list ap) {
         break;
       size_t n;
       if (prec >= 0) {
-        n = san_strnlen(s, (size_t)prec);
+        n = __copier_san_strnlen(s, (size_t)prec);
         if (n < (size_t)prec)
           n++; /* the NUL was read too */
       } else
-        n = san_strnlen(s, (size_t)-1) + 1;
+        n = __copier_san_strnlen(s, (size_t)-1) + 1;
       __copier_san_intercept_check(s, n, 0, name);
       break;
     }
@@ -121,11 +121,11 @@ static void check_format(const char *name, const char *fmt, va_list ap) {
   do {                                                                     \
     va_list aq;                                                            \
     va_copy(aq, ap);                                                       \
-    check_format(name, fmt, aq);                                           \
+    __copier_san_check_format(name, fmt, aq);                                           \
     va_end(aq);                                                            \
   } while (0)
 
-static void check_written(const char *name, char *s, size_t size, int r) {
+static void __copier_san_check_written(const char *name, char *s, size_t size, int r) {
   if (r < 0 || size == 0)
     return;
   size_t n = (size_t)r + 1;
@@ -162,14 +162,14 @@ int vsprintf(char *s, const char *fmt, va_list ap) {
   REAL(vsprintf_t, vsprintf);
   CHECK_FMT("vsprintf", fmt, ap);
   int r = real_vsprintf(s, fmt, ap);
-  check_written("vsprintf", s, (size_t)-1, r);
+  __copier_san_check_written("vsprintf", s, (size_t)-1, r);
   return r;
 }
 int vsnprintf(char *s, size_t n, const char *fmt, va_list ap) {
   REAL(vsnprintf_t, vsnprintf);
   CHECK_FMT("vsnprintf", fmt, ap);
   int r = real_vsnprintf(s, n, fmt, ap);
-  check_written("vsnprintf", s, n, r);
+  __copier_san_check_written("vsnprintf", s, n, r);
   return r;
 }
 
@@ -182,41 +182,41 @@ int vsnprintf(char *s, size_t n, const char *fmt, va_list ap) {
     return r;                                                              \
   }
 
-static int do_vprintf(const char *name, const char *fmt, va_list ap) {
+static int __copier_san_do_vprintf(const char *name, const char *fmt, va_list ap) {
   REAL(vprintf_t, vprintf);
   CHECK_FMT(name, fmt, ap);
   return real_vprintf(fmt, ap);
 }
-static int do_vfprintf(const char *name, FILE *f, const char *fmt, va_list ap) {
+static int __copier_san_do_vfprintf(const char *name, FILE *f, const char *fmt, va_list ap) {
   REAL(vfprintf_t, vfprintf);
   CHECK_FMT(name, fmt, ap);
   return real_vfprintf(f, fmt, ap);
 }
-static int do_vdprintf(const char *name, int fd, const char *fmt, va_list ap) {
+static int __copier_san_do_vdprintf(const char *name, int fd, const char *fmt, va_list ap) {
   REAL(vdprintf_t, vdprintf);
   CHECK_FMT(name, fmt, ap);
   return real_vdprintf(fd, fmt, ap);
 }
-static int do_vsnprintf(const char *name, char *s, size_t n, const char *fmt, va_list ap) {
+static int __copier_san_do_vsnprintf(const char *name, char *s, size_t n, const char *fmt, va_list ap) {
   REAL(vsnprintf_t, vsnprintf);
   CHECK_FMT(name, fmt, ap);
   int r = real_vsnprintf(s, n, fmt, ap);
-  check_written(name, s, n, r);
+  __copier_san_check_written(name, s, n, r);
   return r;
 }
-static int do_vsprintf(const char *name, char *s, const char *fmt, va_list ap) {
+static int __copier_san_do_vsprintf(const char *name, char *s, const char *fmt, va_list ap) {
   REAL(vsprintf_t, vsprintf);
   CHECK_FMT(name, fmt, ap);
   int r = real_vsprintf(s, fmt, ap);
-  check_written(name, s, (size_t)-1, r);
+  __copier_san_check_written(name, s, (size_t)-1, r);
   return r;
 }
 
-VARIADIC(int, printf(const char *fmt, ...), fmt, "printf", do_vprintf("printf", fmt, ap))
-VARIADIC(int, fprintf(FILE *f, const char *fmt, ...), fmt, "fprintf", do_vfprintf("fprintf", f, fmt, ap))
-VARIADIC(int, dprintf(int fd, const char *fmt, ...), fmt, "dprintf", do_vdprintf("dprintf", fd, fmt, ap))
-VARIADIC(int, sprintf(char *s, const char *fmt, ...), fmt, "sprintf", do_vsprintf("sprintf", s, fmt, ap))
-VARIADIC(int, snprintf(char *s, size_t n, const char *fmt, ...), fmt, "snprintf", do_vsnprintf("snprintf", s, n, fmt, ap))
+VARIADIC(int, printf(const char *fmt, ...), fmt, "printf", __copier_san_do_vprintf("printf", fmt, ap))
+VARIADIC(int, fprintf(FILE *f, const char *fmt, ...), fmt, "fprintf", __copier_san_do_vfprintf("fprintf", f, fmt, ap))
+VARIADIC(int, dprintf(int fd, const char *fmt, ...), fmt, "dprintf", __copier_san_do_vdprintf("dprintf", fd, fmt, ap))
+VARIADIC(int, sprintf(char *s, const char *fmt, ...), fmt, "sprintf", __copier_san_do_vsprintf("sprintf", s, fmt, ap))
+VARIADIC(int, snprintf(char *s, size_t n, const char *fmt, ...), fmt, "snprintf", __copier_san_do_vsnprintf("snprintf", s, n, fmt, ap))
 
 /* Fortified forms (-D_FORTIFY_SOURCE): check, then call the real _chk
  * function so its own checks still run. */
@@ -239,14 +239,14 @@ int __vsprintf_chk(char *s, int flag, size_t slen, const char *fmt, va_list ap) 
   REAL(vsprintf_chk_t, __vsprintf_chk);
   CHECK_FMT("__vsprintf_chk", fmt, ap);
   int r = real___vsprintf_chk(s, flag, slen, fmt, ap);
-  check_written("__vsprintf_chk", s, slen, r);
+  __copier_san_check_written("__vsprintf_chk", s, slen, r);
   return r;
 }
 int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap) {
   REAL(vsnprintf_chk_t, __vsnprintf_chk);
   CHECK_FMT("__vsnprintf_chk", fmt, ap);
   int r = real___vsnprintf_chk(s, n, flag, slen, fmt, ap);
-  check_written("__vsnprintf_chk", s, n, r);
+  __copier_san_check_written("__vsnprintf_chk", s, n, r);
   return r;
 }
 VARIADIC(int, __printf_chk(int flag, const char *fmt, ...), fmt, "__printf_chk", __vprintf_chk(flag, fmt, ap))

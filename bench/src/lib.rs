@@ -1,0 +1,183 @@
+//! Copier's benchmark workloads, shared by the `copier-bench` command (ratios
+//! measured in one run, interleaved A/B, medians) and the criterion suite.
+//!
+//! Baseline A is always glibc's `memcpy` (called through libc, as a C
+//! program would); B is libcopier's `amemcpy` (+ `csync`).
+//!
+//! The copy-then-parse walk is FNV-1a 64 over every byte (a byte-serial
+//! multiply chain, about 1 ns/byte here: the cost class of a byte-at-a-time
+//! protocol parser), resumed segment by segment.
+
+use copier::capi::{amemcpy, csync, csync_all};
+use core::ffi::c_void;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// FNV-1a 64 offset basis.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// Continue an FNV-1a 64 hash over `bytes`.
+#[inline(never)]
+pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// A page-aligned, pre-faulted byte buffer (mmap), freed on drop.
+pub struct Buf {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Buf {
+    /// `len` bytes filled with a pattern (`seed`).
+    pub fn new(len: usize, seed: u8) -> Buf {
+        let b = Buf::fresh(len);
+        // SAFETY: b owns len writable bytes.
+        let s = unsafe { std::slice::from_raw_parts_mut(b.ptr, len) };
+        for (i, x) in s.iter_mut().enumerate() {
+            *x = (i as u8).wrapping_mul(31).wrapping_add(seed);
+        }
+        b
+    }
+    /// `len` bytes freshly mapped, never touched (first writes page-fault).
+    pub fn fresh(len: usize) -> Buf {
+        // SAFETY: anonymous private mapping.
+        let p = unsafe {
+            libc::mmap(core::ptr::null_mut(), len.max(1), libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+        };
+        assert_ne!(p, libc::MAP_FAILED, "mmap {len}");
+        Buf { ptr: p as *mut u8, len }
+    }
+    /// Start address.
+    pub fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for Buf {
+    fn drop(&mut self) {
+        // SAFETY: our own mapping.
+        unsafe { libc::munmap(self.ptr as *mut c_void, self.len.max(1)) };
+    }
+}
+
+/// glibc memcpy.
+#[inline(always)]
+pub fn memcpy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: callers pass valid disjoint ranges.
+    unsafe { libc::memcpy(dst as *mut c_void, src as *const c_void, n) };
+}
+
+/// libcopier amemcpy.
+#[inline(always)]
+pub fn acopy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: callers pass valid disjoint ranges and sync before use.
+    unsafe { amemcpy(dst as *mut c_void, src as *const c_void, n) };
+}
+
+/// Copy-then-parse, baseline: memcpy, then walk the message in `seg`-byte
+/// steps. Returns the hash.
+pub fn copy_parse_memcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize) -> u64 {
+    memcpy(dst, src, n);
+    let mut h = FNV_OFFSET;
+    let mut off = 0;
+    while off < n {
+        let l = seg.min(n - off);
+        // SAFETY: inside dst, copied above.
+        h = fnv1a(h, unsafe { std::slice::from_raw_parts(dst.add(off), l) });
+        off += l;
+    }
+    h
+}
+
+/// Copy-then-parse with Copier: amemcpy, then walk segment by segment with a
+/// csync before each segment.
+pub fn copy_parse_amemcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize) -> u64 {
+    acopy(dst, src, n);
+    let mut h = FNV_OFFSET;
+    let mut off = 0;
+    while off < n {
+        let l = seg.min(n - off);
+        csync(dst.wrapping_add(off) as *const c_void, l);
+        // SAFETY: synced above.
+        h = fnv1a(h, unsafe { std::slice::from_raw_parts(dst.add(off), l) });
+        off += l;
+    }
+    h
+}
+
+/// Median of a sample (sorts it).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Interleaved A/B: `rounds` times run A then B (alternating which goes
+/// first), each returning its own elapsed ns; returns (median A, median B).
+pub fn ab(rounds: usize, mut a: impl FnMut() -> f64, mut b: impl FnMut() -> f64) -> (f64, f64) {
+    let (mut va, mut vb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for r in 0..rounds {
+        if r % 2 == 0 {
+            va.push(a());
+            vb.push(b());
+        } else {
+            vb.push(b());
+            va.push(a());
+        }
+    }
+    (median(&mut va), median(&mut vb))
+}
+
+/// Time `f` in ns.
+#[inline(always)]
+pub fn time(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_nanos() as f64
+}
+
+/// Per-call ns of `amemcpy` submits of `n` bytes (batches of `k` distinct
+/// destinations; the copies are synced outside the timed region).
+pub fn submit_ns(dst: &Buf, src: &Buf, n: usize, k: usize) -> f64 {
+    let t = time(|| {
+        for i in 0..k {
+            // SAFETY: k * n <= dst.len() (caller), src has n bytes.
+            acopy(unsafe { dst.ptr().add(i * n) }, src.ptr(), n);
+        }
+    });
+    csync_all();
+    t / k as f64
+}
+
+/// Per-call ns of `csync` on a finished `n`-byte range (`k` calls).
+pub fn csync_done_ns(dst: &Buf, k: usize) -> f64 {
+    let p = dst.ptr() as *const c_void;
+    let t = time(|| {
+        for i in 0..k {
+            csync(black_box(p.wrapping_add((i & 15) * 4096)), 4096);
+        }
+    });
+    t / k as f64
+}
+
+/// Keep a value alive for the optimizer.
+pub fn sink<T>(x: T) -> T {
+    black_box(x)
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# libcopier's C tests: programs in runtime/tests/c compiled with clang-22
+# against runtime/include/copier.h and target/release/libcopier.{so,a}, run
+# under several COPIER_OPTIONS settings (default, tiny queue, no service
+# thread, queue-only/caller-executes). Budget: < 1 minute.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/env.sh
+[ -f target/release/libcopier.so ] || cargo build --release --locked -p copier
+out=target/c-tests
+mkdir -p "$out"
+CC=clang-22
+CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
+LIBDIR=target/release
+for t in basic fork fault stats; do
+  echo "build $t (shared, clang-22)"
+  $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
+done
+echo "build basic (static libcopier.a)"
+$CC "${CFLAGS[@]}" runtime/tests/c/basic.c -o "$out/basic-static" "$LIBDIR/libcopier.a" -ldl -lm
+
+pass=0; fail=0
+ok() { echo "  ok: $*"; pass=$((pass+1)); }
+ko() { echo "  FAILED: $*"; fail=$((fail+1)); }
+
+for opts in "" "queue_depth=2" "service=0" "spawn=0" "segment_size=64k:exec_batch=1" "absorb=0:threshold=0"; do
+  for bin in basic basic-static fork; do
+    if COPIER_OPTIONS="$opts" timeout 120 "$out/$bin" >/dev/null; then ok "$bin [$opts]"; else ko "$bin [$opts] (exit $?)"; fi
+  done
+done
+
+# bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang
+for mode in src dst exit dep; do
+  for opts in "" "spawn=0"; do
+    set +e
+    COPIER_OPTIONS="$opts" timeout 60 "$out/fault" "$mode" 2>"$out/fault.err"
+    rc=$?
+    set -e
+    if [ "$rc" = 42 ]; then ok "fault $mode [$opts]: $(cat "$out/fault.err")"; else ko "fault $mode [$opts]: exit $rc: $(cat "$out/fault.err")"; fi
+  done
+done
+# without a handler of the program, the default action kills it with SIGSEGV
+set +e
+cat > "$out/segv_default.c" <<'C'
+#include <copier.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+int main(void) {
+  size_t n = 1u << 20;
+  void *bad = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *dst = malloc(n);
+  amemcpy(dst, bad, n);
+  csync(dst, n);
+  return 0;
+}
+C
+$CC "${CFLAGS[@]}" "$out/segv_default.c" -o "$out/segv_default" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
+timeout 60 "$out/segv_default"; rc=$?
+set -e
+if [ "$rc" = 139 ]; then ok "default SIGSEGV action (exit 139)"; else ko "default SIGSEGV action: exit $rc"; fi
+
+# the stats line: exact format, both switches
+re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+$'
+for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats=1"; do
+  line=$(env $env "$out/stats" 2>&1 >/dev/null | tail -n1)
+  if [[ "$line" =~ $re ]]; then
+    read -r tasks absorbed dropped inl <<<"$(sed -E 's/.*tasks=([0-9]+).*inline=([0-9]+) absorbed_bytes=([0-9]+) lazy_dropped=([0-9]+).*/\1 \3 \4 \2/' <<<"$line")"
+    if [ "$tasks" -ge 2 ] && [ "$absorbed" -gt 0 ] && [ "$dropped" -ge 1 ] && [ "$inl" -ge 1 ]; then ok "stats [$env]: $line"; else ko "stats counters [$env]: $line"; fi
+  else
+    ko "stats format [$env]: '$line'"
+  fi
+done
+line=$("$out/stats" 2>&1 >/dev/null | tail -n1 || true)
+if [ -z "$line" ]; then ok "no stats line without the switch"; else ko "unexpected stderr: $line"; fi
+line=$(COPIER_OPTIONS="bogus=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
+if [[ "$line" == *"unknown option 'bogus'"* ]]; then ok "bad option reported: $line"; else ko "bad option not reported: '$line'"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# CopierSanitizer's test suite.
+#
+#   testsuite/sanitizer/run.sh
+#
+# 1. Seeded bugs (seeded/*.c: hand-written amemcpy/csync code, built with
+#    `copiergen cc --sanitize -mllvm -copiergen-disable`, i.e. instrumented
+#    but not rewritten; cg/*.c: CopierGen's own output with its csync calls
+#    deleted from the IR, then instrumented with opt -passes=copier-sanitizer).
+#    Each must exit non-zero (or as EXPECT-EXIT says) with exactly one report
+#    (or EXPECT-REPORTS), whose first line is
+#      ERROR: CopierSanitizer: <kind> on address 0x… (N bytes) in thread T<n>
+#    and whose SUMMARY names <kind> and the file:line of the comment
+#    "BUG: <kind>" in the source.
+# 2. Correct programs must run with zero reports: ok/*.c (hand-written, and
+#    again with CopierGen rewriting them), cg/*.c unmodified, and the
+#    CopierGen test programs (testsuite/e2e/c, testsuite/e2e/cpp,
+#    examples/*.c) built with `copiergen cc --sanitize`.
+#
+# Directives in a program's leading comments:
+#   RUN-ENV: VAR=value      environment of the run
+#   EXPECT-EXIT: N          exit status (default 1 for seeded programs)
+#   EXPECT-REPORTS: N       number of reports (default 1)
+#   EXPECT-THREAD: nonzero  the access is on a thread other than T0
+#   CHECKED-BY: interceptor the bug is caught by an interceptor (runs even
+#                           if the plugin has no copier-sanitizer pass)
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+SAN="$COPIER_ROOT/testsuite/sanitizer"
+OUT="$COPIER_ROOT/testsuite/out/sanitizer"
+PLUGIN=${COPIERGEN_PLUGIN:-$COPIER_ROOT/target/release/libcopiergen.so}
+LIBSAN="$COPIER_ROOT/target/release/libcopier_san.a"
+LIBS=(-lpthread -ldl -lm -lrt -lutil)
+rm -rf "$OUT"
+mkdir -p "$OUT"
+passed=0
+failed=0
+skipped=0
+
+[ -f "$LIBSAN" ] || { echo "$LIBSAN is missing: run cargo build --release --locked first" >&2; exit 1; }
+
+# Does the plugin provide the instrumentation pass?
+have_pass=0
+printf 'target triple = "x86_64-pc-linux-gnu"\ndefine void @f(ptr %%p) {\n  store i8 0, ptr %%p\n  ret void\n}\n' >"$OUT/probe.ll"
+if opt-22 -load-pass-plugin="$PLUGIN" -passes=copier-sanitizer "$OUT/probe.ll" -S -o "$OUT/probe.out.ll" 2>/dev/null &&
+  grep -q '__copier_san_store1' "$OUT/probe.out.ll"; then
+  have_pass=1
+else
+  echo "sanitizer: the plugin has no copier-sanitizer pass yet: only interceptor checks run" >&2
+fi
+
+directive() { sed -n "s|^// $2: *||p" "$1" | head -1; }
+
+ok() {
+  passed=$((passed + 1))
+  echo "sanitizer $1: ok${2:+, $2}"
+}
+
+bad() {
+  failed=$((failed + 1))
+  echo "sanitizer $1: FAILED: $2"
+  [ -f "${3:-}" ] && head -30 "$3" | sed 's/^/    /'
+  return 0
+}
+
+# build_hand SRC BIN [extra copiergen args]: instrumented, not rewritten.
+build_hand() {
+  local src=$1 bin=$2
+  shift 2
+  if [ $have_pass = 1 ]; then
+    "$COPIERGEN" cc --sanitize -O1 -g "$@" -mllvm -copiergen-disable "$src" -o "$bin" -lpthread 2>"$bin.build"
+  else
+    clang-22 -O1 -g "$src" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>"$bin.build"
+  fi
+}
+
+# build_cg_seeded SRC BIN: CopierGen's IR, csync calls deleted, instrumented.
+build_cg_seeded() {
+  local src=$1 bin=$2
+  "$COPIERGEN" cc -O2 -g -S -emit-llvm "$src" -o "$bin.ll" 2>"$bin.build" || return 1
+  if ! grep -q 'call void @csync(' "$bin.ll"; then
+    echo "CopierGen placed no csync call (nothing to delete)" >>"$bin.build"
+    return 1
+  fi
+  grep -v 'call void @csync(' "$bin.ll" >"$bin.seeded.ll"
+  opt-22 -load-pass-plugin="$PLUGIN" -passes=copier-sanitizer "$bin.seeded.ll" -o "$bin.bc" 2>>"$bin.build" || return 1
+  clang-22 -O1 -g "$bin.bc" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>>"$bin.build"
+}
+
+# check_seeded NAME SRC BIN
+check_seeded() {
+  local name=$1 src=$2 bin=$3
+  local marker kind line env exit_want reports_want thread rc
+  marker=$(grep -n 'BUG: ' "$src" | head -1)
+  line=${marker%%:*}
+  kind=$(sed -n 's|.*BUG: \([a-z-]*\).*|\1|p' <<<"$marker")
+  env=$(directive "$src" RUN-ENV)
+  exit_want=$(directive "$src" EXPECT-EXIT)
+  reports_want=$(directive "$src" EXPECT-REPORTS)
+  thread='0'
+  [ "$(directive "$src" EXPECT-THREAD)" = nonzero ] && thread='[1-9][0-9]*'
+  set +e
+  env ${env:+"$env"} timeout 120 "$bin" >"$bin.out" 2>"$bin.err" </dev/null
+  rc=$?
+  set -e
+  local n
+  n=$(grep -c '^ERROR: CopierSanitizer: ' "$bin.err" || true)
+  local first
+  first=$(head -1 "$bin.err")
+  if [ "$rc" != "${exit_want:-1}" ]; then
+    bad "$name" "exit status $rc, expected ${exit_want:-1}" "$bin.err"
+  elif [ "$n" != "${reports_want:-1}" ]; then
+    bad "$name" "$n reports, expected ${reports_want:-1}" "$bin.err"
+  elif ! grep -Eq "^ERROR: CopierSanitizer: $kind on address 0x[0-9a-f]+ \([0-9]+ bytes\) in thread T$thread\$" <<<"$first"; then
+    bad "$name" "first line is not a $kind report in thread T$thread: $first" "$bin.err"
+  elif ! grep -Eq "^SUMMARY: CopierSanitizer: $kind .*/$(basename "$src"):$line in " "$bin.err"; then
+    bad "$name" "no SUMMARY naming $kind at $(basename "$src"):$line" "$bin.err"
+  elif ! grep -q "submitted by thread T" "$bin.err"; then
+    bad "$name" "the report lacks the copy's stack" "$bin.err"
+  else
+    ok "$name" "$kind at line $line"
+  fi
+}
+
+# check_clean NAME BIN [ARGS...]: runs with zero reports and exit 0.
+check_clean() {
+  local name=$1 bin=$2
+  shift 2
+  local rc
+  set +e
+  timeout 300 "$bin" "$@" >"$bin.out" 2>"$bin.err" </dev/null
+  rc=$?
+  set -e
+  if grep -q 'CopierSanitizer' "$bin.err"; then
+    bad "$name" "unexpected report" "$bin.err"
+  elif [ $rc != 0 ]; then
+    bad "$name" "exit status $rc" "$bin.err"
+  else
+    ok "$name" "no report"
+  fi
+}
+
+# --- 1. seeded bugs ------------------------------------------------------------
+for src in "$SAN"/seeded/*.c; do
+  n=seeded-$(basename "$src" .c)
+  if [ $have_pass = 0 ] && [ "$(directive "$src" CHECKED-BY)" != interceptor ]; then
+    skipped=$((skipped + 1))
+    continue
+  fi
+  if build_hand "$src" "$OUT/$n"; then
+    check_seeded "$n" "$src" "$OUT/$n"
+  else
+    bad "$n" "build failed" "$OUT/$n.build"
+  fi
+done
+if [ $have_pass = 1 ]; then
+  for src in "$SAN"/cg/*.c; do
+    n=cg-seeded-$(basename "$src" .c)
+    if build_cg_seeded "$src" "$OUT/$n"; then
+      check_seeded "$n" "$src" "$OUT/$n"
+    else
+      bad "$n" "build failed" "$OUT/$n.build"
+    fi
+  done
+fi
+
+# --- 2. correct programs: zero reports -------------------------------------------
+for src in "$SAN"/ok/*.c; do
+  n=ok-$(basename "$src" .c)
+  if build_hand "$src" "$OUT/$n"; then check_clean "$n" "$OUT/$n"; else bad "$n" "build failed" "$OUT/$n.build"; fi
+done
+if [ $have_pass = 1 ]; then
+  # The same programs with CopierGen rewriting their memcpy calls too.
+  for src in "$SAN"/ok/*.c "$SAN"/cg/*.c; do
+    n=cgbuild-$(basename "$src" .c)
+    if "$COPIERGEN" cc --sanitize -O2 -g "$src" -o "$OUT/$n" -lpthread 2>"$OUT/$n.build"; then
+      check_clean "$n" "$OUT/$n"
+    else
+      bad "$n" "build failed" "$OUT/$n.build"
+    fi
+  done
+  shopt -s nullglob
+  for src in "$COPIER_ROOT"/testsuite/e2e/c/*.c "$COPIER_ROOT"/examples/*.c; do
+    n=prog-$(basename "$src" .c)
+    for opt in -O0 -O2; do
+      if "$COPIERGEN" cc --sanitize "$opt" -g -pthread "$src" -o "$OUT/$n$opt" 2>"$OUT/$n$opt.build"; then
+        case $n in
+          prog-copy_parse) check_clean "$n$opt" "$OUT/$n$opt" /var/lib/dpkg/status 2 ;;
+          *) check_clean "$n$opt" "$OUT/$n$opt" ;;
+        esac
+      else
+        bad "$n$opt" "build failed" "$OUT/$n$opt.build"
+      fi
+    done
+  done
+  for src in "$COPIER_ROOT"/testsuite/e2e/cpp/*.cc; do
+    n=prog-$(basename "$src" .cc)
+    for opt in -O0 -O2; do
+      if "$COPIERGEN" c++ --sanitize "$opt" -g "$src" -o "$OUT/$n$opt" 2>"$OUT/$n$opt.build"; then
+        check_clean "$n$opt" "$OUT/$n$opt"
+      else
+        bad "$n$opt" "build failed" "$OUT/$n$opt.build"
+      fi
+    done
+  done
+fi
+
+# --- 3. flags ----------------------------------------------------------------------
+n=flags-unknown
+if build_hand "$SAN/ok/basic.c" "$OUT/$n"; then
+  set +e
+  COPIER_OPTIONS=halt_on_eror=0 "$OUT/$n" >/dev/null 2>"$OUT/$n.err"
+  rc=$?
+  set -e
+  if [ $rc = 1 ] && grep -q "unknown flag 'halt_on_eror'" "$OUT/$n.err"; then ok "$n" "rejected with a clear message"; else bad "$n" "exit $rc" "$OUT/$n.err"; fi
+fi
+
+echo "sanitizer: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,128 @@
+//! Remarks through clang (`-Rpass=copiergen`, `-Rpass-missed=copiergen`,
+//! `-fsave-optimization-record`), pass parameters and options, and
+//! robustness on generated huge functions.
+
+use copier_testsuite::{inputs_dir, llvm_tool, plugin_path, run_opt};
+use std::process::Command;
+
+fn clang(args: &[&str], dir: &std::path::Path) -> std::process::Output {
+    Command::new(llvm_tool("clang"))
+        .arg(format!("-fpass-plugin={}", plugin_path().display()))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("clang-22 runs")
+}
+
+#[test]
+fn rpass_lists_rewrites_and_csyncs_with_source_locations() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = inputs_dir().join("struct_copy_then_field_read.c");
+    std::fs::copy(&src, dir.path().join("s.c")).expect("copy input");
+    let out = clang(&["-O2", "-g", "-c", "s.c", "-o", "s.o", "-Rpass=copiergen"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let remarks: Vec<&str> = err.lines().filter(|l| l.contains("[-Rpass=copiergen]")).collect();
+    assert!(
+        remarks.iter().any(|l| l.starts_with("s.c:14:10: remark: llvm.memcpy of 40008 bytes rewritten to amemcpy")),
+        "{err}"
+    );
+    // Each field read gets a sync remark at the read, naming the copy (two
+    // reads of one object: windowed, the second usually hits inline).
+    let csyncs: Vec<&&str> = remarks
+        .iter()
+        .filter(|l| l.contains("windowed csync_ready_end (inline ready-window check) of 4 bytes before load at s.c:15:"))
+        .collect();
+    assert_eq!(csyncs.len(), 2, "{err}");
+    assert!(csyncs.iter().all(|l| l.contains("destination of llvm.memcpy at s.c:14:10")), "{err}");
+    assert!(remarks.iter().any(|l| l.contains("before return")), "{err}");
+}
+
+#[test]
+fn rpass_missed_explains_synchronous_copies() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(inputs_dir().join("small_constant_copy_stays_sync.c"), dir.path().join("s.c")).expect("copy");
+    let out = clang(&["-O0", "-g", "-c", "s.c", "-o", "s.o", "-Rpass-missed=copiergen"], dir.path());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("remark: llvm.memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold) [-Rpass-missed=copiergen]"),
+        "{err}"
+    );
+    // -mllvm reaches the plugin's option (clang 22 loads pass plugins first).
+    let out = clang(&["-O0", "-c", "s.c", "-o", "s.o", "-Rpass=copiergen", "-mllvm", "-copiergen-threshold=32"], dir.path());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("llvm.memcpy of 64 bytes rewritten to amemcpy"));
+}
+
+#[test]
+fn optimization_record_has_copiergen_entries() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(inputs_dir().join("parse_loop_windowed.c"), dir.path().join("p.c")).expect("copy");
+    let out = clang(&["-O2", "-g", "-c", "p.c", "-o", "p.o", "-fsave-optimization-record"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let yaml = std::fs::read_to_string(dir.path().join("p.opt.yaml")).expect("p.opt.yaml written");
+    let ours: Vec<&str> = yaml.split("\n---").filter(|doc| doc.contains("Pass:            copiergen")).collect();
+    assert!(ours.iter().any(|d| d.starts_with("--- !Passed") || d.contains("Name:            AsyncCopy")), "{yaml}");
+    assert!(ours.iter().any(|d| d.contains("Name:            AsyncCopy") && d.contains("Replacement:     amemcpy")));
+    assert!(ours.iter().any(|d| d.contains("Name:            CsyncWindow") && d.contains("DebugLoc:")));
+}
+
+#[test]
+fn bad_pass_parameters_are_rejected_with_a_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ll = dir.path().join("in.ll");
+    std::fs::write(&ll, "define void @f() {\n  ret void\n}\n").expect("write");
+    let out = Command::new(llvm_tool("opt"))
+        .arg(format!("-load-pass-plugin={}", plugin_path().display()))
+        .args(["-passes=copiergen<threshold=abc>", "-disable-output"])
+        .arg(&ll)
+        .output()
+        .expect("opt runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("threshold 'abc' is not a byte count"), "{err}");
+    let out = Command::new(llvm_tool("opt"))
+        .arg(format!("-load-pass-plugin={}", plugin_path().display()))
+        .args(["-passes=copiergen<threshold=8;no-window>", "-disable-output"])
+        .arg(&ll)
+        .output()
+        .expect("opt runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A function with `copies` copies through loaded pointers, each followed
+/// by `reads` reads that may alias every destination.
+fn huge_function(copies: usize, reads: usize) -> String {
+    let mut s = String::from("define i64 @huge(ptr %d, ptr %s, ptr %x, i64 %n) {\nentry:\n  %acc0 = add i64 0, 0\n");
+    let mut acc = 0;
+    for i in 0..copies {
+        s += &format!("  %dp{i} = getelementptr ptr, ptr %d, i64 {i}\n  %dst{i} = load ptr, ptr %dp{i}\n");
+        s += &format!("  %sp{i} = getelementptr ptr, ptr %s, i64 {i}\n  %src{i} = load ptr, ptr %sp{i}\n");
+        s += &format!("  call void @llvm.memcpy.p0.p0.i64(ptr %dst{i}, ptr %src{i}, i64 %n, i1 false)\n");
+        for j in 0..reads {
+            let k = i * reads + j;
+            s += &format!("  %xp{k} = getelementptr i64, ptr %x, i64 {k}\n  %v{k} = load i64, ptr %xp{k}\n");
+            s += &format!("  %acc{} = add i64 %acc{acc}, %v{k}\n", acc + 1);
+            acc += 1;
+        }
+    }
+    s += &format!("  ret i64 %acc{acc}\n}}\ndeclare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n");
+    s
+}
+
+#[test]
+fn huge_function_is_rewritten_and_verifies() {
+    let out = run_opt(&huge_function(400, 30), "copiergen,verify", &[]);
+    assert_eq!(out.ir.matches("call ptr @amemcpy").count(), 400);
+    assert!(out.ir.contains("call ptr @csync_ready_end("));
+    // 400 copies pending at the return: one csync_all.
+    assert!(out.ir.contains("call void @csync_all()"));
+}
+
+#[test]
+fn function_over_the_query_budget_keeps_its_copies_synchronous() {
+    let out = run_opt(&huge_function(50, 10), "copiergen,verify", &["-copiergen-max-queries=100".to_owned()]);
+    assert!(!out.ir.contains("amemcpy"), "nothing may be rewritten or declared");
+    assert_eq!(out.remarks.iter().filter(|r| r.contains("function too large for the csync analysis")).count(), 50);
+}
