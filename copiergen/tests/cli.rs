@@ -370,11 +370,13 @@ fn classification_matches_clang_driver() {
     write(&d, "a.c", "int main(void) { return 0; }\n");
     write(&d, "b.o", "");
     write(&d, "link.rsp", "b.o -o prog\n");
+    write(&d, "pre.h", "int f(void);\n");
     let lines = [
         "a.c", "-c a.c", "-S a.c", "-S -emit-llvm a.c", "-c -emit-llvm a.c", "-E a.c", "-M a.c", "-MM a.c",
         "-MD -c a.c", "-MMD a.c -o prog", "-fsyntax-only a.c", "b.o -o prog", "-shared b.o -o x.so",
         "-x c a.c -o prog", "-o prog -I inc -D X -include a.c b.o", "-v a.c", "-flto b.o -o prog",
         "@link.rsp", "-r b.o -o c.o", "-Xlinker --as-needed b.o", "-MF dep.d -MT t -c a.c",
+        "-x c-header a.c -o a.pch", "pre.h",
     ];
     for line in lines {
         let args: Vec<std::ffi::OsString> = line.split_whitespace().map(Into::into).collect();
