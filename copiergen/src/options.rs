@@ -33,7 +33,7 @@ pub mod plugin_env {
     /// put the option that enables its instrumentation pass here (prefix
     /// `copier-sanitizer-`); the runtime archive already switches to
     /// `libcopier_san.a`.
-    pub const SANITIZE_OPTIONS: &[&str] = &[];
+    pub const SANITIZE_OPTIONS: &[&str] = &["-copier-sanitizer"];
 
     /// The value of [`OPTIONS`] for a child process: the inherited value
     /// followed by `extra` (which therefore wins for options it repeats).

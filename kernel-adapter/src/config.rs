@@ -131,6 +131,9 @@ pub fn apply(spec: &str) -> Vec<OptionError> {
     let mut errs = Vec::new();
     for item in spec.split([':', ',']).filter(|s| !s.trim().is_empty()) {
         let (n, v) = item.split_once('=').unwrap_or((item, "1"));
+        if copier_abi::SANITIZER_OPTIONS.contains(&n.trim()) {
+            continue; // CopierSanitizer's flag: parsed by the sanitizer
+        }
         if let Err(e) = set(n.trim(), v) {
             errs.push(e);
         }

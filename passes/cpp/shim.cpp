@@ -429,6 +429,26 @@ LLVMValueRef cg_split_if_then(LLVMValueRef Cond, LLVMValueRef Before,
   return wrap(Term);
 }
 
+/// Replaces the conditional branch Br by an unconditional branch to its
+/// successor SuccIdx; the other successor loses this predecessor (its PHIs
+/// drop the incoming value). Then merges the straight-line blocks that
+/// leaves (head, kept successor, and its own single successor).
+void cg_make_unconditional(LLVMValueRef Br, unsigned SuccIdx) {
+  auto *BI = cast<BranchInst>(unwrap<Instruction>(Br));
+  BasicBlock *Head = BI->getParent();
+  BasicBlock *Keep = BI->getSuccessor(SuccIdx);
+  BasicBlock *Drop = BI->getSuccessor(1 - SuccIdx);
+  if (Keep != Drop)
+    Drop->removePredecessor(Head);
+  BranchInst::Create(Keep, BI->getIterator());
+  BI->eraseFromParent();
+  BasicBlock *Next = Keep->getSingleSuccessor();
+  if (MergeBlockIntoPredecessor(Keep))
+    Keep = Head;
+  if (Next && Next != Keep)
+    MergeBlockIntoPredecessor(Next);
+}
+
 /// Promotes the given allocas to SSA values (mem2reg) with a freshly built
 /// dominator tree; skips allocas that are not promotable. Returns how many
 /// were promoted.

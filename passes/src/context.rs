@@ -367,6 +367,13 @@ pub fn is_release(inst: LLVMValueRef) -> bool {
     unsafe { ffi::cg_atomic_ordering(inst) >= ffi::CG_ORDERING_RELEASE && !ffi::cg_is_single_thread_scope(inst) }
 }
 
+/// Replaces the conditional branch `br` by a branch to its successor
+/// `succ` (0 or 1); PHIs of the other successor drop this edge.
+pub fn make_unconditional(br: LLVMValueRef, succ: u32) {
+    // SAFETY: `br` is a live conditional `br` instruction; succ < 2.
+    unsafe { ffi::cg_make_unconditional(br, succ) }
+}
+
 /// Splits `before`'s block into `if (cond) { new block } before...`; returns
 /// the new block's terminator. `unlikely` marks the new block cold.
 pub fn split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef {

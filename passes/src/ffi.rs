@@ -151,6 +151,7 @@ unsafe extern "C" {
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;
+    pub fn cg_make_unconditional(br: LLVMValueRef, succ: u32);
     pub fn cg_promote_allocas(ctx: *mut CgFunctionCtx, allocas: *mut LLVMValueRef, count: usize) -> usize;
     pub fn cg_remarks_enabled(ctx: *mut CgFunctionCtx) -> bool;
     pub fn cg_remark(

@@ -253,6 +253,24 @@ pub fn erase(inst: LLVMValueRef) {
     unsafe { c::LLVMInstructionEraseFromParent(inst) }
 }
 
+/// Whether `v` is an instruction (not a constant the builder folded).
+pub fn is_instruction(v: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    !unsafe { c::LLVMIsAInstruction(v) }.is_null()
+}
+
+/// Whether `v` is the null pointer constant.
+pub fn is_null_constant(v: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMIsConstant(v) != 0 && c::LLVMIsNull(v) != 0 }
+}
+
+/// The terminator of the block an instruction is in.
+pub fn block_terminator(inst: LLVMValueRef) -> LLVMValueRef {
+    // SAFETY: handle invariant; `inst` is in a block with a terminator.
+    unsafe { c::LLVMGetBasicBlockTerminator(c::LLVMGetInstructionParent(inst)) }
+}
+
 /// Whether a value has any use.
 pub fn has_uses(v: LLVMValueRef) -> bool {
     // SAFETY: handle invariant.

@@ -42,6 +42,8 @@
 //! pointers out; types in `shim.h` mirrored in `ffi.rs`) and a safe wrapper
 //! in `context.rs`.
 
+#![allow(rustdoc::private_intra_doc_links)]
+
 // The plugin is a cdylib: nothing outside this crate calls its Rust items,
 // so the modules that traffic in raw LLVM-C handles stay crate-private.
 mod context;
@@ -51,3 +53,4 @@ mod ir;
 pub mod options;
 mod plugin;
 pub mod registry;
+pub mod sanitizer;

@@ -82,7 +82,7 @@ pub static DISABLE: PluginOption = PluginOption {
 };
 
 /// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &DISABLE];
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
 
 impl PluginOption {
     fn index(&'static self) -> usize {

@@ -64,5 +64,5 @@ pub trait ModulePass: Sync {
 /// it sees the `amemcpy`/`csync` calls CopierGen placed.
 pub static PASSES: &[&dyn ModulePass] = &[
     &crate::copiergen::CopierGen,
-    // &crate::sanitizer::CopierSanitizer,
+    &crate::sanitizer::CopierSanitizer,
 ];

@@ -172,7 +172,13 @@ mod tests {
 
     #[test]
     fn table_lists_every_flag() {
-        assert_eq!(TABLE.len(), 8);
         assert!(TABLE.iter().all(|t| !t.3.is_empty()));
+        // The runtime skips exactly these names in COPIER_OPTIONS.
+        let names: Vec<&str> = TABLE.iter().map(|t| t.0).collect();
+        assert_eq!(names, copier_abi::SANITIZER_OPTIONS);
+        // No name is both a runtime option and a sanitizer flag.
+        let rt = runtime_option_names();
+        assert!(names.iter().all(|n| !rt.contains(n)), "{names:?} vs {rt:?}");
+        assert!(rt.contains(&"threshold"));
     }
 }

@@ -65,17 +65,5 @@ fn on_handler_exit() {
 
 /// The runtime's own `COPIER_OPTIONS` names (accepted, left to it).
 pub fn runtime_option_names() -> Vec<&'static str> {
-    vec![
-        "segment_size",
-        "threshold",
-        "queue_depth",
-        "stats",
-        "service",
-        "absorb",
-        "lazy_window_us",
-        "max_round_bytes",
-        "poll_us",
-        "nt_threshold",
-        "exec_batch",
-    ]
+    copier::options::TABLE.iter().map(|t| t.0).collect()
 }

@@ -17,3 +17,6 @@ if [ -n "$missing" ]; then
 fi
 echo "80-sanitizer: $(echo "$want" | wc -l) ABI symbols defined in $lib"
 bash testsuite/sanitizer/run.sh
+# zlib built with `copiergen cc --sanitize` runs `make test` (static and
+# shared) with zero reports.
+bash testsuite/thirdparty/run.sh zlib --sanitize

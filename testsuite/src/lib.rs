@@ -281,6 +281,12 @@ pub fn libcopier() -> Option<PathBuf> {
         .then_some(lib)
 }
 
+/// The deferred runtime (`testsuite/support/copier_deferred.c`), compiled
+/// once per test process.
+pub fn deferred_runtime_object() -> PathBuf {
+    deferred_object()
+}
+
 fn deferred_object() -> PathBuf {
     static OBJ: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     OBJ.get_or_init(|| {
@@ -333,10 +339,12 @@ pub struct RunResult {
     pub stderr: String,
 }
 
-/// Runs a built program with `COPIER_DEFERRED_STATS=1`.
-pub fn run_program(exe: &Path) -> RunResult {
+/// Runs a built program with `COPIER_DEFERRED_STATS=1` and the extra
+/// environment `env`.
+pub fn run_program(exe: &Path, env: &[(&str, &str)]) -> RunResult {
     let out = Command::new(exe)
         .env("COPIER_DEFERRED_STATS", "1")
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
     RunResult {

@@ -13,7 +13,9 @@
  * still pending at exit, abort with a message.
  *
  * COPIER_DEFERRED_STATS=1 prints "copier-deferred: submitted=N ..." to stderr
- * at exit. Thread-safe (one global queue under a mutex): a csync on another
+ * at exit. COPIER_DEFERRED_WINDOW=exact makes csync_ready_end(addr, n) return
+ * exactly addr + n (the sanitizer's contract), so cached windows miss as
+ * often as possible. Thread-safe (one global queue under a mutex): a csync on another
  * thread performs the copies it needs, as the real service would.
  */
 #define _GNU_SOURCE
@@ -120,13 +122,19 @@ void csync_all(void) {
 }
 
 /* Waits like csync, then returns the end of the largest window [addr, end)
- * no pending copy touches (capped at 1 MiB past addr + n). */
+ * no pending copy touches (capped at 1 MiB past addr + n), or addr + n in
+ * exact mode. */
 const void *csync_ready_end(const void *addr, size_t n) {
   const char *a = addr;
+  static int exact = -1;
   pthread_mutex_lock(&lock);
+  if (exact < 0) {
+    const char *w = getenv("COPIER_DEFERRED_WINDOW");
+    exact = w && strcmp(w, "exact") == 0;
+  }
   window_calls++;
   sync_range(a, n);
-  uintptr_t end = (uintptr_t)a + n + (1u << 20);
+  uintptr_t end = (uintptr_t)a + n + (exact ? 0 : (1u << 20));
   for (size_t i = head; i < tail; i++) {
     uintptr_t starts[2] = {(uintptr_t)queue[i].dst, (uintptr_t)queue[i].src};
     for (int k = 0; k < 2; k++)

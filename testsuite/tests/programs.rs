@@ -3,7 +3,9 @@
 //! (`testsuite/support/copier_deferred.c`: a copy happens only when a sync
 //! needs it, so a missing or misplaced csync changes the output), and with
 //! the workspace's libcopier when it is built. Outputs must be identical;
-//! positive cases must submit at least one asynchronous copy.
+//! positive cases must submit at least one asynchronous copy. The -O1 runs
+//! use the deferred runtime's exact windows (`csync_ready_end(p, n)` returns
+//! `p + n`), so the loops' cached windows miss on every new range.
 
 use copier_testsuite::{
     build_program, deferred_submitted, inputs, libcopier, program_stderr, run_program, CopyRuntime, Input, Lang,
@@ -15,7 +17,7 @@ fn check(input: &Input, dir: &std::path::Path) -> Vec<String> {
     let name = input.name();
     let base_exe = dir.join(format!("{name}.base"));
     build_program(input, "-O1", false, &CopyRuntime::Deferred, &base_exe);
-    let base = run_program(&base_exe);
+    let base = run_program(&base_exe, &[]);
     if base.code != Some(0) {
         failures.push(format!("{name}: plain build exited with {:?}: {}", base.code, base.stderr));
         return failures;
@@ -28,7 +30,8 @@ fn check(input: &Input, dir: &std::path::Path) -> Vec<String> {
         for level in &input.run_levels {
             let exe = dir.join(format!("{name}{level}.{rt_name}"));
             build_program(input, level, true, rt, &exe);
-            let r = run_program(&exe);
+            let env: &[(&str, &str)] = if level == "-O1" { &[("COPIER_DEFERRED_WINDOW", "exact")] } else { &[] };
+            let r = run_program(&exe, env);
             let what = format!("{name} {level} with the plugin and {rt_name}");
             if r.code != base.code || r.stdout != base.stdout {
                 failures.push(format!(
@@ -73,4 +76,44 @@ fn programs_match_plain_builds() {
     });
     let failures = failures.into_inner().expect("lock");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// The oracle itself: the same programs with every sync the pass placed
+/// removed must fail (different output, or copies pending at exit).
+#[test]
+fn deferred_runtime_catches_missing_syncs() {
+    use copier_testsuite::{input_ir, llvm_tool, run_opt};
+    let ready_end = regex::Regex::new(r"(%[\w.]+) = call ptr @csync_ready_end\(ptr ([^,]+), i64 ([^)]+)\)").expect("regex");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["struct_copy_then_field_read.c", "parse_loop_windowed.c", "src_written_after_copy.c"] {
+        let input = Input::load(&copier_testsuite::inputs_dir().join(name));
+        let base_exe = dir.path().join(format!("{name}.base"));
+        build_program(&input, "-O1", false, &CopyRuntime::Deferred, &base_exe);
+        let base = run_program(&base_exe, &[]);
+        let ir = run_opt(&input_ir(&input), "copiergen", &[]).ir;
+        assert!(ir.contains("@amemcpy("), "{name}: nothing rewritten");
+        let stripped: String = ir
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("call void @csync(") && !l.trim_start().starts_with("call void @csync_all("))
+            .map(|l| ready_end.replace(l, "$1 = getelementptr i8, ptr $2, i64 $3").into_owned() + "\n")
+            .collect();
+        let ll = dir.path().join(format!("{name}.ll"));
+        std::fs::write(&ll, stripped).expect("write IR");
+        let exe = dir.path().join(format!("{name}.nosync"));
+        let out = std::process::Command::new(llvm_tool("clang"))
+            .arg("-O1")
+            .arg(&ll)
+            .arg(copier_testsuite::deferred_runtime_object())
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("clang runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r = run_program(&exe, &[]);
+        assert!(
+            r.code != Some(0) || r.stdout != base.stdout,
+            "{name}: removing every sync went unnoticed (output {:?})",
+            r.stdout
+        );
+    }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a Debian source package with `copiergen cc` and run its own test suite.
 #
-#   testsuite/thirdparty/run.sh zlib|protobuf-c|redis [--no-rewrite] [--build-only]
+#   testsuite/thirdparty/run.sh zlib|protobuf-c|redis [--no-rewrite] [--sanitize] [--build-only]
 #
 # Adds a deb-src line (idempotent), installs the build dependencies it needs
 # (idempotent apt-get), fetches the package with `apt-get source` into
@@ -26,10 +26,12 @@ set -euo pipefail
 pkg=${1:?usage: run.sh zlib|protobuf-c|redis [--no-rewrite] [--build-only]}
 shift
 rewrite=1
+sanitize=0
 run_suite=1
 for a in "$@"; do
   case $a in
     --no-rewrite) rewrite=0 ;;
+    --sanitize) sanitize=1 ;;
     --build-only) run_suite=0 ;;
     *) echo "run.sh: unknown option $a" >&2; exit 2 ;;
   esac
@@ -74,6 +76,7 @@ if [ -z "$dsc" ]; then
 fi
 suffix=""
 [ $rewrite = 1 ] || suffix=-norewrite
+[ $sanitize = 0 ] || suffix=$suffix-san
 tree="$BUILD/$pkg$suffix"
 rm -rf "$tree"
 # apt-get verified the files against the signed Release; skip the .dsc signature.
@@ -84,6 +87,9 @@ mkdir -p "$logs"
 
 copier_flags="--copier-remarks"
 [ $rewrite = 1 ] || copier_flags="--copier-no-rewrite"
+# --sanitize: instrumented for CopierSanitizer, linked with libcopier_san.a;
+# any report fails the run (its exit status, and the grep after the suite).
+[ $sanitize = 0 ] || copier_flags="$copier_flags --sanitize"
 export COPIERGEN_FLAGS="$copier_flags ${COPIERGEN_EXTRA_FLAGS:-}"
 CC="$COPIERGEN cc"
 CXX="$COPIERGEN c++"
@@ -143,6 +149,10 @@ if [ $run_suite = 1 ]; then
   test_s=$(( $(date +%s) - test_start ))
 fi
 
+if [ $sanitize = 1 ] && cat "$logs"/*.log 2>/dev/null | grep -a -m5 'CopierSanitizer'; then
+  echo "thirdparty $pkg$suffix: CopierSanitizer reported (see $logs)" >&2
+  exit 1
+fi
 read -r rewritten csyncs missed < <(count_remarks "$logs"/build.log "$logs"/test.log)
 read -r procs tasks inline bytes < <(sum_copier_stats "$logs"/test.log "$logs"/test-programs.log "$logs"/server-stderr.log)
 mode=PASS

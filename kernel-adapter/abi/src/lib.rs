@@ -19,6 +19,21 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// lengths.
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 
+/// Names of CopierSanitizer's run-time flags (`sanitizer/src/flags.rs`),
+/// which share `COPIER_OPTIONS` with the runtime's options: the runtime
+/// ignores these names, the sanitizer ignores the runtime's. A test in the
+/// sanitizer keeps this list equal to its flag table.
+pub const SANITIZER_OPTIONS: &[&str] = &[
+    "halt_on_error",
+    "exitcode",
+    "abort_on_error",
+    "copy_stack_depth",
+    "symbolize",
+    "print_shadow",
+    "intercept_libc",
+    "verbosity",
+];
+
 /// C entry points of libcopier, as the pass plugin calls them.
 pub mod symbols {
     /// `void *amemcpy(void *dst, const void *src, size_t n)`.

@@ -93,6 +93,9 @@ pub enum SkipReason {
     /// The runtime's entry points are declared with another type in this
     /// module (the name).
     RuntimeDeclConflict(String),
+    /// The program defines its own `memcpy`/`memmove` in this module: its
+    /// behaviour may differ from the C library's.
+    DefinedInModule,
 }
 
 impl SkipReason {
@@ -117,6 +120,7 @@ impl SkipReason {
             }
             SkipReason::Unreachable => "copy is unreachable".to_owned(),
             SkipReason::RuntimeDeclConflict(n) => format!("'{n}' is declared with an unexpected type in this module"),
+            SkipReason::DefinedInModule => "the callee is defined in this module, not the C library's".to_owned(),
         }
     }
 
@@ -135,6 +139,7 @@ impl SkipReason {
             SkipReason::TooLarge(..) => "TooLarge",
             SkipReason::Unreachable => "Unreachable",
             SkipReason::RuntimeDeclConflict(_) => "RuntimeDeclConflict",
+            SkipReason::DefinedInModule => "DefinedInModule",
         }
     }
 }
@@ -225,6 +230,9 @@ pub fn classify(
     let tail = unsafe { inkwell::llvm_sys::core::LLVMGetTailCallKind(inst) };
     if tail == LLVMTailCallKind::LLVMTailCallKindMustTail {
         return Err(SkipReason::MustTail);
+    }
+    if form != CopyForm::Intrinsic && ir::called_function(inst).is_some_and(|f| !ir::is_declaration(f)) {
+        return Err(SkipReason::DefinedInModule);
     }
     let want_args = match form {
         CopyForm::Intrinsic | CopyForm::Checked => 4,

@@ -5,25 +5,43 @@
 //! the destination, writing or freeing the source, or handing either buffer
 //! to another thread or an opaque library):
 //!
-//! * an access with a known extent (load, store, atomic, `llvm.memset`, a
-//!   synchronous copy, `memcmp`/`read`/`write`-like library calls) that may
-//!   read or write the destination, or write the source, needs the bytes it
-//!   touches: a **narrow** sync `csync(ptr, size)` of the access itself;
-//! * any other instruction that alias analysis says may touch the
-//!   destination, or write the source (calls to declarations, indirect
-//!   calls, `free`, `realloc`, `munmap`, `llvm.lifetime.end`, `va_arg`,
-//!   inline asm, ...; callee attributes such as `memory(...)`, `nocapture`
-//!   and `readnone` are honoured by the alias analysis) needs the **whole**
-//!   copy: `csync(dst, len)`;
-//! * whole-copy syncs also before: a release (atomic store/RMW/cmpxchg/fence
-//!   with release or stronger ordering, pthread/C11 thread and lock calls)
-//!   when a buffer may be visible to another thread; a store that publishes
-//!   a pointer into a buffer to memory other code can read; a call that may
-//!   leave the frame without returning (may unwind, `noreturn`, or not
-//!   `willreturn` and not a known library function: `longjmp`, exceptions);
-//!   `llvm.stackrestore`; process operations (`fork`, `exec*`, ...);
-//!   returns, `resume` and `musttail` calls (a pending copy never outlives
-//!   its frame).
+//! * **narrow**: an access with a known extent (load, store, atomic,
+//!   `llvm.memset`, a copy that stays synchronous, `memset`/`memcmp`/
+//!   `memchr`/`read`/`write`-like library calls TargetLibraryInfo
+//!   recognises) that may read or write the destination, or write the
+//!   source, is preceded by `csync(ptr, size)` of exactly its own bytes. One
+//!   narrow sync covers every pending copy (csync waits for any copy
+//!   touching the range), so the copy stays pending for its other bytes;
+//! * **whole copy** (`csync(dst, len)`), for each pending copy concerned:
+//!   - an instruction that alias analysis says may touch the destination or
+//!     write the source and whose extent is unknown: calls to declarations,
+//!     indirect calls, `free`/`realloc`/`munmap`/`operator delete`,
+//!     `llvm.lifetime.end`, `va_arg`, inline asm, scalable-vector or
+//!     non-address-space-0 accesses. Alias analysis honours callee
+//!     attributes (`memory(...)`, `nocapture`, `readnone`, argument-only
+//!     access) and capture order (an object no callee can have seen yet
+//!     needs no sync);
+//!   - inline asm that gets a pointer which may point into a buffer (asm
+//!     without a memory clobber may still dereference it);
+//!   - a release (atomic store/RMW/cmpxchg/fence with release or stronger
+//!     ordering outside the single-thread scope; `pthread_*`, C11 `thrd_*`/
+//!     `mtx_*`/`cnd_*`, `sem_post`/`sem_wait`, `__atomic_*`/`__sync_*` calls)
+//!     while a buffer may be visible to another thread (anything but a
+//!     non-captured local or malloc-like object);
+//!   - a store that publishes a pointer into a buffer to memory other code
+//!     can read;
+//!   - a call that may leave the frame without returning to it: may unwind
+//!     (plain `call`, in a function that may unwind), `noreturn`, or not
+//!     `willreturn` and not a known library function (`longjmp` from a
+//!     callee); `llvm.stackrestore`. Exempt: copies between non-captured
+//!     heap objects in a function without `setjmp`;
+//! * **every pending copy**: `ret`, `resume`, `musttail` calls (a pending
+//!   copy never outlives its frame), `fork`/`vfork`/`exec*`/`posix_spawn`/
+//!   `system`/`popen`/`daemon` (a child has no copy service), and
+//!   `llvm.coro.*` intrinsics that touch memory.
+//!
+//! Submissions (the rewritten copies) never need a sync against each other:
+//! libcopier orders overlapping copies (RAW/WAR/WAW dependency tracking).
 
 use super::candidates::IntrinsicIds;
 use crate::context::{self, FunctionAnalyses, LocSize, Location, ModuleContext, ObjectKind};

@@ -83,11 +83,6 @@ fn distinct_copies(point: &SyncPoint) -> usize {
     v.len()
 }
 
-/// Whether a narrow sync at this point uses the windowed guard.
-pub fn uses_window(point: &SyncPoint, window_enabled: bool) -> bool {
-    window_enabled && point.in_loop
-}
-
 struct Emitter {
     b: Builder,
     rt: Runtime,
@@ -99,6 +94,16 @@ struct Emitter {
     /// Per underlying object: the cached ready window (lo, end).
     windows: HashMap<LLVMValueRef, (LLVMValueRef, LLVMValueRef)>,
     entry_point: LLVMValueRef,
+    guards: Vec<Guard>,
+}
+
+/// The instructions of one windowed guard, kept to fold the guards whose
+/// window turns out empty (the first access after a submission).
+struct Guard {
+    below: LLVMValueRef,
+    beyond: LLVMValueRef,
+    miss: LLVMValueRef,
+    last: LLVMValueRef,
 }
 
 impl Emitter {
@@ -141,8 +146,8 @@ impl Emitter {
 
     /// `if (ptr < lo || ptr + size > end) { end = csync_ready_end(ptr, size); lo = ptr; }`
     /// before `before`.
-    fn windowed_guard(&mut self, before: LLVMValueRef, ptr: LLVMValueRef, size: AccessSize) {
-        let (lo_slot, end_slot) = self.window(context::underlying_object(ptr));
+    fn windowed_guard(&mut self, before: LLVMValueRef, object: LLVMValueRef, ptr: LLVMValueRef, size: AccessSize) {
+        let (lo_slot, end_slot) = self.window(object);
         self.b.position_before(before);
         let n = self.size_value(size);
         let lo = self.b.load(self.ptr, lo_slot);
@@ -151,6 +156,7 @@ impl Emitter {
         let below = self.b.icmp(LLVMIntPredicate::LLVMIntULT, ptr, lo);
         let beyond = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
         let miss = self.b.or(below, beyond);
+        self.guards.push(Guard { below, beyond, miss, last });
         let term = context::split_if_then(miss, before, true);
         self.b.position_before(term);
         self.b.set_loc_from(before);
@@ -197,13 +203,14 @@ pub fn apply(
         slots: HashMap::new(),
         windows: HashMap::new(),
         entry_point: ir::entry_insertion_point(function),
+        guards: Vec::new(),
     };
 
     // Every slot first, in the entry block: later edits split blocks.
     for point in &plan.points {
-        if uses_window(point, window_enabled) {
-            for n in &point.narrow {
-                em.window(context::underlying_object(n.access.ptr));
+        for n in &point.narrow {
+            if plan.windowed(point, n, window_enabled) {
+                em.window(n.object);
             }
         }
         if !point.full.is_empty() && !uses_sync_all(point, plan) {
@@ -215,8 +222,8 @@ pub fn apply(
 
     for point in &plan.points {
         for n in &point.narrow {
-            if uses_window(point, window_enabled) {
-                em.windowed_guard(point.before, n.access.ptr, n.access.size);
+            if plan.windowed(point, n, window_enabled) {
+                em.windowed_guard(point.before, n.object, n.access.ptr, n.access.size);
             } else {
                 em.b.position_before(point.before);
                 let s = em.size_value(n.access.size);
@@ -240,7 +247,21 @@ pub fn apply(
                 em.b.position_before(point.before);
                 let dst = em.b.load(ptr, dst_slot);
                 let len = em.b.load(size, len_slot);
+                if point.in_loop {
+                    // After the first sync the slot says (null, 0): later
+                    // iterations skip the call.
+                    let zero = em.b.const_int(size, 0);
+                    let pending = em.b.icmp(LLVMIntPredicate::LLVMIntNE, len, zero);
+                    let term = context::split_if_then(pending, point.before, false);
+                    em.b.position_before(term);
+                    em.b.set_loc_from(point.before);
+                }
                 em.b.call(rt.csync.ty, rt.csync.f, &[dst, len]);
+                // The copy is complete: an empty range from here on.
+                let null = em.b.null_ptr();
+                let zero = em.b.const_int(size, 0);
+                em.b.store(null, dst_slot);
+                em.b.store(zero, len_slot);
             }
         }
     }
@@ -290,4 +311,23 @@ pub fn apply(
     }
 
     fa.promote_allocas(&em.allocas);
+
+    // A guard whose window is the empty one set at the entry or by the last
+    // submission on every path (mem2reg found the constant null) always
+    // misses: call csync_ready_end unconditionally. (`p + n > null` only
+    // fails for p + n == 0, which no object reaches.)
+    for g in &em.guards {
+        // The builder may have folded any of them to a constant.
+        if ![g.miss, g.below, g.beyond].into_iter().all(ir::is_instruction) {
+            continue;
+        }
+        if ir::is_null_constant(ir::operand(g.below, 1)) && ir::is_null_constant(ir::operand(g.beyond, 1)) {
+            context::make_unconditional(ir::block_terminator(g.miss), 0);
+            for inst in [g.miss, g.below, g.beyond, g.last] {
+                if ir::is_instruction(inst) && !ir::has_uses(inst) {
+                    ir::erase(inst);
+                }
+            }
+        }
+    }
 }

@@ -37,6 +37,8 @@ pub struct PendingCopy {
 pub struct NarrowSync {
     /// The access it covers.
     pub access: Access,
+    /// Underlying object of the access pointer (key of its ready window).
+    pub object: LLVMValueRef,
     /// Why.
     pub reason: NarrowReason,
     /// A copy that needs it (for remarks).
@@ -73,6 +75,18 @@ pub struct Plan {
     /// Calls to the program's own Copier submissions (`amemcpy`, ...):
     /// cached ready windows are reset after them.
     pub user_submissions: Vec<LLVMValueRef>,
+    /// Number of narrow syncs per underlying object.
+    pub narrow_per_object: HashMap<LLVMValueRef, usize>,
+}
+
+impl Plan {
+    /// Whether the narrow sync `n` at `point` uses a windowed guard (an
+    /// inline check of a cached ready window, `csync_ready_end` on a miss)
+    /// rather than a `csync` call: in loops, and where one object gets
+    /// several narrow syncs (later ones then usually hit the window).
+    pub fn windowed(&self, point: &SyncPoint, n: &NarrowSync, window_enabled: bool) -> bool {
+        window_enabled && (point.in_loop || self.narrow_per_object.get(&n.object).copied().unwrap_or(0) > 1)
+    }
 }
 
 /// The analysis ran out of its alias-query budget.
@@ -342,7 +356,8 @@ pub fn plan(
                 if narrow.iter().any(|n| n.access == access) || covered(&synced, &access) {
                     continue;
                 }
-                narrow.push(NarrowSync { access, reason, copy });
+                let object = crate::context::underlying_object(access.ptr);
+                narrow.push(NarrowSync { access, object, reason, copy });
             }
             for n in &narrow {
                 synced.push((n.access.ptr, n.access.size));
@@ -352,7 +367,11 @@ pub fn plan(
             }
         }
     }
-    Ok(Plan { points, multi_instance, reachable, user_submissions })
+    let mut narrow_per_object = HashMap::new();
+    for n in points.iter().flat_map(|p| &p.narrow) {
+        *narrow_per_object.entry(n.object).or_insert(0) += 1;
+    }
+    Ok(Plan { points, multi_instance, reachable, user_submissions, narrow_per_object })
 }
 
 /// Whether an earlier narrow sync in the block already covers `a`.

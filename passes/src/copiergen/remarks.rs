@@ -155,13 +155,14 @@ pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
 pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan, point: &SyncPoint, window: bool) {
     let guarded = describe(point.before, point.callee.as_deref());
     for n in &point.narrow {
-        let (name, what) = if emit::uses_window(point, window) {
+        let windowed = plan.windowed(point, n, window);
+        let (name, what) = if windowed {
             ("CsyncWindow", format!("windowed {} (inline ready-window check)", symbols::CSYNC_READY_END))
         } else {
             ("Csync", format!("{}(ptr, {})", symbols::CSYNC, size_display(n.access.size)))
         };
         let what = if name == "CsyncWindow" { format!("{what} of {}", size_display(n.access.size)) } else { what };
-        let in_loop = if name == "CsyncWindow" { " in a loop" } else { "" };
+        let in_loop = if windowed && point.in_loop { " in a loop" } else { "" };
         fa.remark(
             RemarkKind::Passed,
             name,

@@ -1,0 +1,474 @@
+//! CopierSanitizer instrumentation (`-passes=copier-sanitizer`).
+//!
+//! Every load, store, atomic (`atomicrmw`, `cmpxchg`, atomic loads and
+//! stores) and memory intrinsic (`llvm.memcpy`/`memmove`/`memset` and their
+//! `.inline` forms) is checked against CopierSanitizer's shadow: a read must
+//! not meet a pending destination, a write must not meet a pending
+//! destination or source (see `sanitizer/src/tracker.rs` for when a byte is
+//! pending). The pass runs after CopierGen, so it checks CopierGen's own
+//! output: an access CopierGen failed to guard with a `csync` is reported.
+//!
+//! # Code per access (sizes 1, 2, 4, 8, 16)
+//! ```text
+//!   %shadow = load iW, ptr inttoptr((addr >> 2) + 0x7fff8000), align 1
+//!   %bad    = icmp ne (and %shadow, MASK), 0      ; MASK: 0x55.. for reads
+//!   br %bad, label %check, label %cont            ; (unlikely)
+//! check:
+//!   call void @__copier_san_load4(i64 addr)       ; exact check, reports
+//! ```
+//! The shadow has two bits per application byte (bit 0 pending destination,
+//! bit 1 pending source; `sanitizer/src/mapping.rs` draws the layout). `iW`
+//! covers every shadow byte of the access: exactly `size/4` bytes when the
+//! access is 4-aligned, otherwise a power of two that reaches past the
+//! last one (a neighbour's pending byte then costs a call, never a report:
+//! the runtime checks the exact bytes). Other sizes and memory intrinsics
+//! call `__copier_san_{load,store}N(addr, size)`, whose first step is the
+//! same shadow test.
+//!
+//! The pass and the runtime share only the named ABI below (after
+//! `AddressSanitizer.cpp`): one prefix, access kind and size in each name, a
+//! `_noabort` variant (`copier-sanitizer<recover>` or
+//! `-copier-sanitizer-recover`), and a version-check symbol called from a
+//! module constructor (priority 1) that also initializes the runtime.
+//!
+//! # When it runs
+//! `opt-22 -passes=copier-sanitizer`; from the default pipelines (after
+//! CopierGen) when `-copier-sanitizer` is given or `COPIERGEN_SANITIZE=1`
+//! is set (`copiergen cc --sanitize` sets it and links `libcopier_san.a`).
+//!
+//! Not instrumented: the runtime's own functions (the names CopierGen never
+//! rewrites), functions with `disable_sanitizer_instrumentation`, accesses
+//! outside address space 0, loads from constant globals (never a copy's
+//! destination). Allocas are instrumented even when they do not escape: a
+//! copy left pending into a returned frame makes that stack memory pending
+//! for whatever reuses it, which only the check on the new frame reports.
+
+use crate::context::{split_if_then, ModuleContext};
+use crate::ir;
+use crate::options::{OptionDefault, PluginOption};
+use crate::registry::{ModulePass, Schedule};
+use inkwell::llvm_sys::core as c;
+use inkwell::llvm_sys::debuginfo as di;
+use inkwell::llvm_sys::prelude::{LLVMBuilderRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode};
+use std::ffi::CString;
+
+/// log2 of application bytes per shadow byte (runtime: `mapping::SHADOW_SCALE`).
+pub const SHADOW_SCALE: u64 = 2;
+/// Shadow offset (runtime: `mapping::SHADOW_OFFSET`).
+pub const SHADOW_OFFSET: u64 = 0x7fff_8000;
+/// Pending-destination bit of every application byte of a shadow byte.
+pub const DST_BITS: u8 = 0x55;
+/// Prefix of every runtime entry point.
+pub const PREFIX: &str = "__copier_san_";
+/// `__copier_san_load{1,2,4,8,16,N}`.
+pub const LOAD: &str = "__copier_san_load";
+/// `__copier_san_store{1,2,4,8,16,N}`.
+pub const STORE: &str = "__copier_san_store";
+/// Suffix of the variants that never halt the program.
+pub const NOABORT: &str = "_noabort";
+/// Runtime initializer, called from the module constructor.
+pub const INIT: &str = "__copier_san_init";
+/// ABI version check, called from the module constructor.
+pub const VERSION_CHECK: &str = "__copier_san_version_mismatch_check_v1";
+/// The module constructor the pass adds.
+pub const MODULE_CTOR: &str = "copier_san.module_ctor";
+/// Named metadata marking an instrumented module (never instrument twice).
+pub const MARKER: &str = "copier.sanitizer.instrumented";
+/// Environment variable that schedules the pass (`copiergen cc --sanitize`).
+pub const ENV_SANITIZE: &str = "COPIERGEN_SANITIZE";
+/// Priority of the module constructor (ASan's `kAsanCtorAndDtorPriority`).
+pub const CTOR_PRIORITY: u64 = 1;
+
+/// `-copier-sanitizer`: run the instrumentation at the end of the default
+/// pipelines (like `COPIERGEN_SANITIZE=1`).
+pub static ENABLE: PluginOption = PluginOption {
+    name: "copier-sanitizer",
+    help: "Instrument for CopierSanitizer at the end of the default pipelines (also COPIERGEN_SANITIZE=1)",
+    default: OptionDefault::Bool(false),
+};
+
+/// `-copier-sanitizer-recover`: call the `_noabort` checks (the program
+/// continues after every report). Overridden by `copier-sanitizer<recover>`.
+pub static RECOVER: PluginOption = PluginOption {
+    name: "copier-sanitizer-recover",
+    help: "Call the _noabort checks: the program continues after a CopierSanitizer report",
+    default: OptionDefault::Bool(false),
+};
+
+/// The CopierSanitizer instrumentation pass.
+pub struct CopierSanitizer;
+
+fn enabled() -> bool {
+    std::env::var_os(ENV_SANITIZE).is_some_and(|v| v == "1") || ENABLE.bool()
+}
+
+impl ModulePass for CopierSanitizer {
+    fn name(&self) -> &'static str {
+        "copier-sanitizer"
+    }
+
+    fn schedule(&self) -> Schedule {
+        if enabled() {
+            Schedule::PIPELINE_END
+        } else {
+            Schedule::EXPLICIT_ONLY
+        }
+    }
+
+    fn parse_params(&self, params: &str) -> Result<(), String> {
+        match params {
+            "" | "recover" => Ok(()),
+            p => Err(format!("copier-sanitizer: unknown parameter '{p}' (expected 'recover')")),
+        }
+    }
+
+    fn run(&self, cx: &ModuleContext<'_>, params: &str) -> bool {
+        instrument(cx, params == "recover" || RECOVER.bool())
+    }
+}
+
+/// What one instruction does to memory.
+struct Access {
+    inst: LLVMValueRef,
+    ptr: LLVMValueRef,
+    write: bool,
+    /// Constant size in bytes, or
+    size: Option<u64>,
+    /// the length operand of a memory intrinsic.
+    len: Option<LLVMValueRef>,
+    align: u32,
+}
+
+/// The runtime's check functions, declared in the module.
+struct Checks {
+    i64: LLVMTypeRef,
+    sized: [[(LLVMValueRef, LLVMTypeRef); 5]; 2],
+    n: [(LLVMValueRef, LLVMTypeRef); 2],
+}
+
+fn declare(m: LLVMModuleRef, name: &str, params: &[LLVMTypeRef], void: LLVMTypeRef) -> Option<(LLVMValueRef, LLVMTypeRef)> {
+    let name = CString::new(name).ok()?;
+    ir::get_or_declare(m, &name, void, params)
+}
+
+fn is_runtime_function(f: LLVMValueRef) -> bool {
+    let name = ir::name(f);
+    ["amemcpy", "amemmove", "csync", "copier_", "__copier", "copier_san."].iter().any(|p| name.starts_with(p))
+        || ir::section(f).is_some_and(|s| s.starts_with(".text.copier"))
+        || ir::has_fn_attr(f, "disable_sanitizer_instrumentation")
+}
+
+/// True for a target whose shadow mapping the runtime implements.
+fn supported_target(m: LLVMModuleRef) -> bool {
+    let t = ir::target_triple(m);
+    t.starts_with("x86_64") && t.contains("linux")
+}
+
+fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
+    let m = cx.raw();
+    // SAFETY: `m` is the live module of this pass run.
+    let marker = CString::new(MARKER).unwrap_or_default();
+    let marked = unsafe { c::LLVMGetNamedMetadataNumOperands(m, marker.as_ptr()) } > 0;
+    if marked || !supported_target(m) {
+        return false;
+    }
+    let b = ir::Builder::new(m);
+    let void = b.void_type();
+    // SAFETY: module context is live.
+    let i64 = unsafe { c::LLVMInt64TypeInContext(c::LLVMGetModuleContext(m)) };
+    let suffix = if recover { NOABORT } else { "" };
+    let mut sized = [[(std::ptr::null_mut(), std::ptr::null_mut()); 5]; 2];
+    let mut n = [(std::ptr::null_mut(), std::ptr::null_mut()); 2];
+    for (w, prefix) in [LOAD, STORE].iter().enumerate() {
+        for (k, size) in [1, 2, 4, 8, 16].iter().enumerate() {
+            match declare(m, &format!("{prefix}{size}{suffix}"), &[i64], void) {
+                Some(d) => sized[w][k] = d,
+                None => return conflict(cx, &format!("{prefix}{size}{suffix}")),
+            }
+        }
+        match declare(m, &format!("{prefix}N{suffix}"), &[i64, i64], void) {
+            Some(d) => n[w] = d,
+            None => return conflict(cx, &format!("{prefix}N{suffix}")),
+        }
+    }
+    let checks = Checks { i64, sized, n };
+    let memcpy_ids = [ir::intrinsic_id("llvm.memcpy"), ir::intrinsic_id("llvm.memmove"), ir::intrinsic_id("llvm.memcpy.inline")];
+    let memset_ids = [ir::intrinsic_id("llvm.memset"), ir::intrinsic_id("llvm.memset.inline")];
+
+    let mut changed = false;
+    for f in ir::functions(m).collect::<Vec<_>>() {
+        if ir::is_declaration(f) || is_runtime_function(f) {
+            continue;
+        }
+        let mut accesses = Vec::new();
+        for bb in ir::blocks(f) {
+            for inst in ir::instructions(bb) {
+                collect(cx, inst, &memcpy_ids, &memset_ids, &mut accesses);
+            }
+        }
+        let rb = Raw::new(m);
+        for a in &accesses {
+            emit_check(&rb, &checks, a);
+        }
+        if !accesses.is_empty() {
+            drop_memory_attrs(f);
+        }
+        changed |= !accesses.is_empty();
+    }
+    add_module_ctor(cx, &b);
+    // SAFETY: m is live; the marker is a named metadata node with no operands
+    // besides an empty tuple.
+    unsafe {
+        let ctx = c::LLVMGetModuleContext(m);
+        let node = c::LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
+        let marker = CString::new(MARKER).unwrap_or_default();
+        c::LLVMAddNamedMetadataOperand(m, marker.as_ptr(), c::LLVMMetadataAsValue(ctx, node));
+    }
+    let _ = changed;
+    true // the module constructor was added
+}
+
+/// An instrumented function reads the shadow and calls the runtime (which
+/// may end the program): its `memory(...)` and `willreturn` attributes no
+/// longer hold (ASan drops them too).
+fn drop_memory_attrs(f: LLVMValueRef) {
+    for name in ["memory", "willreturn", "nosync"] {
+        // SAFETY: f is a live function; removing an absent attribute is a no-op.
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+            c::LLVMRemoveEnumAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind);
+        }
+    }
+}
+
+fn conflict(cx: &ModuleContext<'_>, name: &str) -> bool {
+    cx.diagnose(
+        None,
+        crate::context::Severity::Error,
+        &format!("copier-sanitizer: the module defines '{name}' with another type; cannot instrument"),
+    );
+    false
+}
+
+fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memset_ids: &[u32], out: &mut Vec<Access>) {
+    let op = ir::opcode(inst);
+    // SAFETY: inst is a live instruction of the module (handle invariant).
+    let align = || unsafe { c::LLVMGetAlignment(inst) };
+    let sized = |ptr: LLVMValueRef, ty: LLVMTypeRef, write: bool, out: &mut Vec<Access>| {
+        if !ir::is_ptr_as0(ptr) {
+            return;
+        }
+        if let Some(size) = cx.store_size(ty).filter(|&s| s > 0) {
+            out.push(Access { inst, ptr, write, size: Some(size), len: None, align: align() });
+        }
+    };
+    match op {
+        LLVMOpcode::LLVMLoad => {
+            let ptr = ir::operand(inst, 0);
+            // SAFETY: ptr is a live value.
+            let constant_global = unsafe { !c::LLVMIsAGlobalVariable(ptr).is_null() && c::LLVMIsGlobalConstant(ptr) != 0 };
+            if !constant_global {
+                sized(ptr, ir::type_of(inst), false, out);
+            }
+        }
+        LLVMOpcode::LLVMStore => sized(ir::operand(inst, 1), ir::type_of(ir::operand(inst, 0)), true, out),
+        LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
+            sized(ir::operand(inst, 0), ir::type_of(ir::operand(inst, 1)), true, out)
+        }
+        LLVMOpcode::LLVMCall => {
+            let Some(callee) = ir::called_function(inst) else { return };
+            let id = ir::function_intrinsic_id(callee);
+            if id == 0 {
+                return;
+            }
+            if memcpy_ids.contains(&id) {
+                let (dst, src, len) = (ir::arg(inst, 0), ir::arg(inst, 1), ir::arg(inst, 2));
+                if ir::is_ptr_as0(src) {
+                    out.push(Access { inst, ptr: src, write: false, size: None, len: Some(len), align: 1 });
+                }
+                if ir::is_ptr_as0(dst) {
+                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1 });
+                }
+            } else if memset_ids.contains(&id) {
+                let (dst, len) = (ir::arg(inst, 0), ir::arg(inst, 2));
+                if ir::is_ptr_as0(dst) {
+                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1 });
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Shadow bits (a power of two) the fast path loads for an access.
+fn shadow_width_bits(size: u64, align: u32) -> u32 {
+    if align >= 4 && size >= 4 {
+        // 4-aligned: exactly size/4 shadow bytes.
+        return (size / 4 * 8) as u32;
+    }
+    match size {
+        1 => 8,
+        2 | 4 => 16,
+        8 => 32,
+        _ => 64,
+    }
+}
+
+fn emit_check(b: &Raw, k: &Checks, a: &Access) {
+    let w = usize::from(a.write);
+    b.before(a.inst);
+    // SAFETY: all values are live in the module; the builder is positioned
+    // before `a.inst` in the same function.
+    let addr = unsafe { c::LLVMBuildPtrToInt(raw(b), a.ptr, k.i64, c"".as_ptr()) };
+    let slot = a.size.and_then(|s| [1u64, 2, 4, 8, 16].iter().position(|&x| x == s));
+    match slot {
+        Some(i) => {
+            let size = a.size.unwrap_or(1);
+            let bits = shadow_width_bits(size, a.align);
+            // SAFETY: as above; the shadow address is in the runtime's mapped
+            // shadow for every application address.
+            let cond = unsafe {
+                let ctx = c::LLVMGetModuleContext(c::LLVMGetGlobalParent(c::LLVMGetBasicBlockParent(c::LLVMGetInstructionParent(a.inst))));
+                let wty = c::LLVMIntTypeInContext(ctx, bits);
+                let sh = c::LLVMBuildLShr(raw(b), addr, c::LLVMConstInt(k.i64, SHADOW_SCALE, 0), c"".as_ptr());
+                let sa = c::LLVMBuildAdd(raw(b), sh, c::LLVMConstInt(k.i64, SHADOW_OFFSET, 0), c"".as_ptr());
+                let sp = c::LLVMBuildIntToPtr(raw(b), sa, c::LLVMPointerTypeInContext(ctx, 0), c"".as_ptr());
+                let v = c::LLVMBuildLoad2(raw(b), wty, sp, c"copier_san.shadow".as_ptr());
+                c::LLVMSetAlignment(v, 1);
+                let v = if a.write {
+                    v
+                } else {
+                    let mask = u64::from_ne_bytes([DST_BITS; 8]) >> (64 - bits);
+                    c::LLVMBuildAnd(raw(b), v, c::LLVMConstInt(wty, mask, 0), c"".as_ptr())
+                };
+                c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntNE, v, c::LLVMConstInt(wty, 0, 0), c"".as_ptr())
+            };
+            let term = split_if_then(cond, a.inst, true);
+            // SAFETY: term is the new block's terminator; the call takes the
+            // access's debug location so the report names its line.
+            unsafe {
+                c::LLVMPositionBuilderBefore(raw(b), term);
+                c::LLVMSetCurrentDebugLocation2(raw(b), di::LLVMInstructionGetDebugLoc(a.inst));
+                let (f, ty) = k.sized[w][i];
+                let mut args = [addr];
+                c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 1, c"".as_ptr());
+            }
+        }
+        None => {
+            // SAFETY: as above; `l` is the intrinsic's integer length.
+            unsafe {
+                let len = match (a.size, a.len) {
+                    (Some(s), _) => c::LLVMConstInt(k.i64, s, 0),
+                    (None, Some(l)) => c::LLVMBuildIntCast2(raw(b), l, k.i64, 0, c"".as_ptr()),
+                    (None, None) => return,
+                };
+                let (f, ty) = k.n[w];
+                let mut args = [addr, len];
+                c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 2, c"".as_ptr());
+            }
+        }
+    }
+}
+
+/// An LLVM-C builder of this pass's own, disposed on drop.
+struct Raw(LLVMBuilderRef);
+
+impl Raw {
+    fn new(m: LLVMModuleRef) -> Raw {
+        // SAFETY: m is the live module of this pass run.
+        Raw(unsafe { c::LLVMCreateBuilderInContext(c::LLVMGetModuleContext(m)) })
+    }
+
+    /// Position before `inst` with `inst`'s debug location.
+    fn before(&self, inst: LLVMValueRef) {
+        // SAFETY: inst is a live instruction in a block.
+        unsafe {
+            c::LLVMPositionBuilderBefore(self.0, inst);
+            c::LLVMSetCurrentDebugLocation2(self.0, di::LLVMInstructionGetDebugLoc(inst));
+        }
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        // SAFETY: created by LLVMCreateBuilderInContext, disposed once.
+        unsafe { c::LLVMDisposeBuilder(self.0) }
+    }
+}
+
+fn raw(b: &Raw) -> LLVMBuilderRef {
+    b.0
+}
+
+/// Adds `copier_san.module_ctor` (calls the runtime's init and version
+/// check) to `llvm.global_ctors` with priority 1.
+fn add_module_ctor(cx: &ModuleContext<'_>, b: &ir::Builder) {
+    let m = cx.raw();
+    let void = b.void_type();
+    let (Some((init, init_ty)), Some((check, check_ty))) = (declare(m, INIT, &[], void), declare(m, VERSION_CHECK, &[], void)) else {
+        conflict(cx, INIT);
+        return;
+    };
+    // SAFETY: m is the live module; every value built belongs to it.
+    unsafe {
+        let ctx = c::LLVMGetModuleContext(m);
+        let fn_ty = c::LLVMFunctionType(void, std::ptr::null_mut(), 0, 0);
+        let ctor = c::LLVMAddFunction(m, c"copier_san.module_ctor".as_ptr(), fn_ty);
+        c::LLVMSetLinkage(ctor, LLVMLinkage::LLVMInternalLinkage);
+        let entry = c::LLVMAppendBasicBlockInContext(ctx, ctor, c"".as_ptr());
+        let bb = c::LLVMCreateBuilderInContext(ctx);
+        c::LLVMPositionBuilderAtEnd(bb, entry);
+        c::LLVMBuildCall2(bb, init_ty, init, std::ptr::null_mut(), 0, c"".as_ptr());
+        c::LLVMBuildCall2(bb, check_ty, check, std::ptr::null_mut(), 0, c"".as_ptr());
+        c::LLVMBuildRetVoid(bb);
+        c::LLVMDisposeBuilder(bb);
+
+        let i32 = c::LLVMInt32TypeInContext(ctx);
+        let ptr = c::LLVMPointerTypeInContext(ctx, 0);
+        let mut fields = [i32, ptr, ptr];
+        let elem_ty = c::LLVMStructTypeInContext(ctx, fields.as_mut_ptr(), 3, 0);
+        let mut elems: Vec<LLVMValueRef> = Vec::new();
+        let old = c::LLVMGetNamedGlobal(m, c"llvm.global_ctors".as_ptr());
+        if !old.is_null() {
+            let init = c::LLVMGetInitializer(old);
+            if !init.is_null() && c::LLVMIsAConstantAggregateZero(init).is_null() {
+                for i in 0..c::LLVMGetNumOperands(init) {
+                    elems.push(c::LLVMGetOperand(init, i as u32));
+                }
+            }
+            c::LLVMSetValueName2(old, c"llvm.global_ctors.old".as_ptr(), "llvm.global_ctors.old".len());
+        }
+        let mut vals = [c::LLVMConstInt(i32, CTOR_PRIORITY, 0), ctor, c::LLVMConstPointerNull(ptr)];
+        elems.push(c::LLVMConstNamedStruct(elem_ty, vals.as_mut_ptr(), 3));
+        let arr = c::LLVMConstArray2(elem_ty, elems.as_mut_ptr(), elems.len() as u64);
+        let g = c::LLVMAddGlobal(m, c::LLVMTypeOf(arr), c"llvm.global_ctors".as_ptr());
+        c::LLVMSetInitializer(g, arr);
+        c::LLVMSetLinkage(g, LLVMLinkage::LLVMAppendingLinkage);
+        if !old.is_null() {
+            c::LLVMDeleteGlobal(old);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shadow_width_covers_every_shadow_byte() {
+        for size in [1u64, 2, 4, 8, 16] {
+            for align in [1u32, 2, 4, 8, 16] {
+                let bits = shadow_width_bits(size, align);
+                for addr in 0u64..64 {
+                    if addr % u64::from(align) != 0 {
+                        continue;
+                    }
+                    let first = addr >> SHADOW_SCALE;
+                    let last = (addr + size - 1) >> SHADOW_SCALE;
+                    assert!(last - first < u64::from(bits / 8), "size {size} align {align} addr {addr}");
+                }
+            }
+        }
+    }
+}
