@@ -39,7 +39,9 @@ bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" redis --build-only >/dev/null
 rm -rf "$BUILD/redis-plain"
 cp -a "$BUILD/redis" "$BUILD/redis-plain"
 redis_make=(-j2 USE_SYSTEM_JEMALLOC=yes USE_JEMALLOC=yes OPTIMIZATION=-O2 redis-server)
-make -C "$BUILD/redis-plain/src" "${redis_make[@]}" CC=clang-22 >/dev/null 2>&1
+make -C "$BUILD/redis-plain" distclean >/dev/null 2>&1
+make -C "$BUILD/redis-plain/src" "${redis_make[@]}" CC=clang-22 >"$OUT/redis-plain-settle.log" 2>&1 ||
+  { tail -20 "$OUT/redis-plain-settle.log"; exit 1; }
 # time_build MODE: prints "<cpu seconds> <wall seconds>" for one clean build of src/.
 time_build() {
   local mode=$1 cc="CC=$COPIERGEN cc" src="$BUILD/redis/src"
@@ -49,7 +51,8 @@ time_build() {
     rewrite) export COPIERGEN_FLAGS= ;;
   esac
   make -C "$src" clean >/dev/null 2>&1
-  /usr/bin/time -f "%U %S %e" -o "$OUT/time.txt" make -C "$src" "${redis_make[@]}" "$cc" >"$OUT/redis-$mode.log" 2>&1
+  /usr/bin/time -f "%U %S %e" -o "$OUT/time.txt" make -C "$src" "${redis_make[@]}" "$cc" >"$OUT/redis-$mode.log" 2>&1 ||
+    { tail -20 "$OUT/redis-$mode.log" >&2; exit 1; }
   awk '{ printf "%.2f %.2f\n", $1 + $2, $3 }' "$OUT/time.txt"
 }
 for _ in $(seq 1 $((REPS < 3 ? REPS : 3))); do

@@ -103,6 +103,12 @@ fn copy_parse(quick: bool, regimes: &[String]) {
             black_box((ha, hb));
             let tgt = if n == 1 << 20 { if a / b >= 1.35 { "target 1.35: met" } else { "target 1.35: NOT met" } } else { "" };
             row(&format!("copy-parse {regime} {}", kib(n)), a, b, a / b, tgt);
+            if std::env::var_os("COPIER_BENCH_DEBUG").is_some() {
+                let c = &copier_adapter::stats::COUNTERS;
+                use std::sync::atomic::Ordering::Relaxed;
+                let st = copier::stats::snapshot();
+                println!("   service {} B, helpers {} B; {}", c.service_bytes.swap(0, Relaxed), c.helper_bytes.swap(0, Relaxed), st.line());
+            }
         }
     }
     // sanity: both sides compute the same hash
@@ -185,27 +191,41 @@ fn bandwidth(quick: bool) {
 }
 
 fn threshold(quick: bool) {
-    println!("# threshold crossover: A = memcpy, B = amemcpy + csync (threshold forced to 0); ratio = B/A; the threshold is the smallest size from which B/A stays <= 1.05");
+    println!("# threshold crossover (threshold forced to 0): a copy, then a copy-use window of independent work (FNV-1a over n other bytes), then the use (FNV-1a over the copy); A = memcpy, B = amemcpy + csync before the use; ratio = A/B; the crossover is the smallest size from which B is never slower (ratio >= 1)");
     let saved = copier_abi::DEFAULT_THRESHOLD;
     copier::options::set("threshold", "0").unwrap();
-    let src = Buf::new(4 << 20, 1);
-    let dst = Buf::new(4 << 20, 0);
+    let max = 1 << 20;
+    let (src, dst, other) = (Buf::new(max, 1), Buf::new(max, 0), Buf::new(max, 2));
     let mut crossover = None;
-    let sizes: Vec<usize> = (10..=22).flat_map(|s| [1usize << s, 3 << (s - 1)]).filter(|&n| n <= 4 << 20).collect();
+    let sizes: Vec<usize> = (9..=20).flat_map(|s| [1usize << s, 3 << (s - 1)]).filter(|&n| n <= max).collect();
+    let view = |b: &Buf, n: usize| -> &'static [u8] {
+        // SAFETY: b outlives the benchmark; n <= b.len().
+        unsafe { std::slice::from_raw_parts(b.ptr(), n) }
+    };
     for &n in &sizes {
-        let rounds = if quick { 51 } else { 401 };
+        let rounds = if quick { 51 } else if n >= 256 << 10 { 201 } else { 801 };
+        let h = std::cell::Cell::new(0u64);
         let (a, b) = ab(
             rounds,
-            || time(|| memcpy(dst.ptr(), src.ptr(), n)),
+            || {
+                time(|| {
+                    memcpy(dst.ptr(), src.ptr(), n);
+                    h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&other, n)));
+                    h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&dst, n)));
+                })
+            },
             || {
                 time(|| {
                     acopy(dst.ptr(), src.ptr(), n);
+                    h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&other, n)));
                     copier::capi::csync(dst.ptr() as *const _, n);
+                    h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&dst, n)));
                 })
             },
         );
-        let r = b / a;
-        if r <= 1.05 {
+        black_box(h.get());
+        let r = a / b;
+        if r >= 1.0 {
             crossover.get_or_insert(n);
         } else {
             crossover = None;
@@ -215,7 +235,7 @@ fn threshold(quick: bool) {
     copier::options::set("threshold", &saved.to_string()).unwrap();
     match crossover {
         Some(n) => println!("crossover: {n} bytes (copier_abi::DEFAULT_THRESHOLD is {saved})"),
-        None => println!("crossover: none up to 4 MiB (copier_abi::DEFAULT_THRESHOLD is {saved})"),
+        None => println!("crossover: none up to 1 MiB (copier_abi::DEFAULT_THRESHOLD is {saved})"),
     }
 }
 

@@ -122,6 +122,12 @@ fn is_source_file(name: &[u8]) -> bool {
     )
 }
 
+/// Whether a file name is a header clang precompiles (`.h`, `.hpp`, …).
+fn is_header_file(name: &[u8]) -> bool {
+    let Some(dot) = name.iter().rposition(|&b| b == b'.') else { return false };
+    matches!(&name[dot + 1..], b"h" | b"hh" | b"hpp" | b"hxx" | b"H" | b"h++" | b"hp" | b"tcc")
+}
+
 /// Maximum nesting of `@file` response files followed (clang's own limit is
 /// also finite; a cycle must not hang the wrapper).
 const MAX_RESPONSE_DEPTH: usize = 16;
@@ -143,6 +149,7 @@ fn classify_flat(args: &[OsString]) -> Invocation {
     let mut syntax_only = false;
     let mut compile = false;
     let mut only_args = false;
+    let mut headers = 0usize;
     let mut language: Option<&[u8]> = None;
     let mut i = 0;
     while i < args.len() {
@@ -150,7 +157,13 @@ fn classify_flat(args: &[OsString]) -> Invocation {
         i += 1;
         if only_args || arg == b"-" || !arg.starts_with(b"-") {
             inv.inputs += 1;
-            if language.is_some_and(|l| l != b"none") || is_source_file(arg) {
+            let header = match language {
+                Some(l) if l != b"none" => l.ends_with(b"-header"),
+                _ => is_header_file(arg),
+            };
+            if header {
+                headers += 1;
+            } else if language.is_some_and(|l| l != b"none") || is_source_file(arg) {
                 inv.sources += 1;
             }
             continue;
@@ -203,7 +216,9 @@ fn classify_flat(args: &[OsString]) -> Invocation {
         Action::Info
     } else if preprocess {
         Action::Preprocess
-    } else if syntax_only {
+    } else if syntax_only || headers > 0 {
+        // A header input makes the driver precompile it (-emit-pch): no
+        // code is generated and nothing is linked.
         Action::SyntaxOnly
     } else if compile {
         Action::Compile
@@ -308,6 +323,9 @@ mod tests {
         assert_eq!(inv("-MD -MF a.d -c a.c").action(), Action::Compile);
         assert_eq!(inv("-MMD a.c -o prog").action(), Action::Link);
         assert_eq!(inv("-fsyntax-only a.c").action(), Action::SyntaxOnly);
+        // Precompiled headers: no code, no link.
+        assert_eq!(inv("-x c-header pre.h -o pre.h.pch").action(), Action::SyntaxOnly);
+        assert_eq!(inv("pre.hpp").action(), Action::SyntaxOnly);
     }
 
     #[test]

@@ -188,6 +188,12 @@ fn add_runtime(
     res: &dyn Resources,
     add: &mut Additions,
 ) -> Result<(), Error> {
+    if let Some(m) = args.iter().find(|a| *a == "-m32" || *a == "-mx32") {
+        return Err(Error::Usage(format!(
+            "{}: libcopier is built for x86-64 only; build without it or use --copier-no-rewrite and link no runtime",
+            m.to_string_lossy()
+        )));
+    }
     // A trailing `-x lang` would apply to the files appended here.
     if args.iter().any(|a| a.as_encoded_bytes().starts_with(b"-x")) {
         add.args.push(os("-x"));
@@ -362,6 +368,13 @@ mod tests {
         let a = add("-x c - -o prog", &d()).unwrap();
         let x = a.iter().position(|s| s == "none").unwrap();
         assert!(x < a.iter().position(|s| s == "/l/libcopier.a").unwrap());
+    }
+
+    #[test]
+    fn thirty_two_bit_links_are_refused_by_name() {
+        let e = add("-m32 a.o -o prog", &d()).unwrap_err();
+        assert!(matches!(e, Error::Usage(_)) && e.to_string().starts_with("-m32"), "{e}");
+        assert!(add("-m32 -c a.c", &d()).is_ok(), "compiling is the plugin's business");
     }
 
     #[test]

@@ -359,3 +359,33 @@ fn cargo_rustflags_recipe_is_printed() {
     let p = stdout_of(cmd(COPIERGEN, &d).args(["print", "plugin"]));
     assert_eq!(p.trim(), fixture().plugin.to_str().unwrap());
 }
+
+/// copiergen's classification agrees with clang's own driver: for each line,
+/// `clang-22 -###` shows a linker job exactly when copiergen says "link",
+/// and a compile job (`-cc1` with code generation) when it loads the plugin.
+#[test]
+fn classification_matches_clang_driver() {
+    use copiergen_cli::args::{classify, Action};
+    let d = scratch("driver");
+    write(&d, "a.c", "int main(void) { return 0; }\n");
+    write(&d, "b.o", "");
+    write(&d, "link.rsp", "b.o -o prog\n");
+    write(&d, "pre.h", "int f(void);\n");
+    let lines = [
+        "a.c", "-c a.c", "-S a.c", "-S -emit-llvm a.c", "-c -emit-llvm a.c", "-E a.c", "-M a.c", "-MM a.c",
+        "-MD -c a.c", "-MMD a.c -o prog", "-fsyntax-only a.c", "b.o -o prog", "-shared b.o -o x.so",
+        "-x c a.c -o prog", "-o prog -I inc -D X -include a.c b.o", "-v a.c", "-flto b.o -o prog",
+        "@link.rsp", "-r b.o -o c.o", "-Xlinker --as-needed b.o", "-MF dep.d -MT t -c a.c",
+        "-x c-header a.c -o a.pch", "pre.h",
+    ];
+    for line in lines {
+        let args: Vec<std::ffi::OsString> = line.split_whitespace().map(Into::into).collect();
+        let out = Command::new("clang-22").arg("-###").args(&args).current_dir(&d).output().unwrap();
+        let jobs = String::from_utf8_lossy(&out.stderr).to_string();
+        let links = jobs.lines().any(|l| l.contains("ld\"") || l.contains("ld.lld\"") || l.contains("/ld\""));
+        let codegen = jobs.lines().any(|l| l.contains("\"-cc1\"") && (l.contains("\"-emit-obj\"") || l.contains("\"-S\"") || l.contains("\"-emit-llvm")));
+        let inv = classify(&args);
+        assert_eq!(inv.action() == Action::Link, links, "{line}: link? driver jobs:\n{jobs}");
+        assert_eq!(inv.adds_plugin(), codegen || (links && !codegen && inv.sources == 0), "{line}: codegen? jobs:\n{jobs}");
+    }
+}

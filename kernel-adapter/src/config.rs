@@ -47,8 +47,8 @@ options! {
     lazy_window_us: 2000, count;
     /// Most bytes the service copies for one client before it looks at the others (fairness round).
     max_round_bytes: 1 << 20, size;
-    /// Microseconds the idle service keeps polling before it parks (NAPI-style).
-    poll_us: 50, count;
+    /// Microseconds the idle service keeps polling before it parks (NAPI-style; a parked service costs the next submit a futex wake-up).
+    poll_us: 1000, count;
     /// Copies at least this long use non-temporal stores.
     nt_threshold: 12 << 20, size;
     /// Segments an executor claims and copies at once.

@@ -330,30 +330,53 @@ pub fn nothing_pending() -> bool {
     true
 }
 
-/// Bump the completion epoch and wake parked waiters.
+/// Announce a state change waiters may be parked on (a segment completed or
+/// was given back, a task faulted or retired, a handler finished).
+///
+/// Waiter-count-first protocol: the state change (an RMW, a full barrier on
+/// x86) is ordered before the `WAITERS` load by the SeqCst fence; a waiter
+/// increments `WAITERS`, fences, reads the epoch and re-checks its
+/// condition before sleeping. So either we see its increment and bump the
+/// epoch (its futex wait then fails or is woken), or it sees our change.
+/// Without waiters this costs a fence and one load of a read-mostly line.
 #[inline]
 pub fn notify_progress() {
-    EPOCH.fetch_add(1, Ordering::SeqCst);
-    if WAITERS.load(Ordering::SeqCst) != 0 {
+    fence(Ordering::SeqCst);
+    if WAITERS.load(Ordering::Relaxed) != 0 {
+        EPOCH.fetch_add(1, Ordering::SeqCst);
         futex_wake(&EPOCH, i32::MAX);
     }
 }
 
-/// Wait until the epoch moves past `seen`: spin ~20 µs, then park (with a
-/// timeout as a safety net; the protocol itself never misses a wake-up).
-fn wait_epoch(seen: u32) {
-    let start = now_ns();
+/// Wait until `cond()` holds: spin ~20 µs, then park on the epoch (see
+/// [`notify_progress`]; the 10 ms timeout is only a safety net).
+fn wait_until(mut cond: impl FnMut() -> bool) {
+    let mut start = now_ns();
     let mut i = 0u32;
-    while EPOCH.load(Ordering::SeqCst) == seen {
-        core::hint::spin_loop();
-        i += 1;
-        if i % 64 == 0 && now_ns() - start > 20_000 {
-            WAITERS.fetch_add(1, Ordering::SeqCst);
-            futex_wait(&EPOCH, seen, Some(10_000_000));
-            WAITERS.fetch_sub(1, Ordering::SeqCst);
+    loop {
+        if cond() {
             return;
         }
+        core::hint::spin_loop();
+        i = i.wrapping_add(1);
+        if i % 64 == 0 && now_ns() - start > 20_000 {
+            WAITERS.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            let seen = EPOCH.load(Ordering::SeqCst);
+            if !cond() {
+                futex_wait(&EPOCH, seen, Some(10_000_000));
+            }
+            WAITERS.fetch_sub(1, Ordering::SeqCst);
+            start = now_ns();
+        }
     }
+}
+
+/// True when a waiter on segments `[k, hi)` of the task at `pos` has
+/// something to do: the task moved on, segment `k` completed, or some
+/// segment of the range is unclaimed (given back, faulted, or never taken).
+fn can_progress(d: &Descriptor, pos: u64, k: u32, hi: u32) -> bool {
+    d.pos() != pos || d.is_done(pos, k, k + 1) || d.any_unclaimed(k, hi)
 }
 
 /// Free retired slots at the tail of `client`'s ring (tracker lock held).
@@ -450,7 +473,15 @@ enum Mode {
 /// on). Returns false when the service gave up (blocked, faulted, or out of
 /// `budget` bytes).
 fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
-    let batch = config::get(&opt::exec_batch).clamp(1, 64) as u32;
+    // Claims start at `exec_batch` segments and double up to 64 (slow start:
+    // the first bytes are ready soon, later claims amortize the atomics);
+    // completion is published every `sub` segments so readers can follow.
+    let base = config::get(&opt::exec_batch).clamp(1, 64) as u32;
+    let mut batch = base;
+    let first = target;
+    if entry(first.0).desc.is_done(first.0.pos, first.1, first.2) {
+        return true;
+    }
     let mut stack = vec![target];
     let mut deps = Vec::new();
     while let Some(&(t, lo, hi)) = stack.last() {
@@ -462,6 +493,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
         }
         let Some(k) = d.first_undone(lo, hi) else {
             stack.pop();
+            batch = base;
             continue;
         };
         let flags = d.flags();
@@ -473,7 +505,6 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             ingest_now();
             continue;
         }
-        let seen = EPOCH.load(Ordering::SeqCst);
         let Some((a, b)) = d.claim_run(t.pos, k, hi, batch) else {
             if d.pos() != t.pos {
                 stack.pop();
@@ -483,7 +514,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             if mode == Mode::Service {
                 return false;
             }
-            wait_epoch(seen);
+            wait_until(|| can_progress(d, t.pos, k, hi));
             continue;
         };
         // We hold a claim: the task cannot complete or be recycled, so its
@@ -497,41 +528,52 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             deps.clear();
             if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, &mut deps) {
                 d.unclaim(kb, b);
+                notify_progress();
                 if kb == a {
-                    notify_progress();
+                    batch = base;
                     if stack.len() > 100_000 {
                         // pathological chain: wait instead of growing
-                        wait_epoch(seen);
+                        wait_until(|| can_progress(d, t.pos, k, hi));
                         continue;
                     }
                     stack.extend(deps.drain(..));
                     continue;
                 }
-                notify_progress();
                 end = kb;
             }
         }
-        let x = if shift >= 63 { 0 } else { (a as usize) << shift };
-        let y = if shift >= 63 { len } else { ((end as usize) << shift).min(len) };
+        batch = (batch * 2).min(64);
         let recoverable = flags & FAULTED == 0 && fault::installed();
-        // SAFETY: we own the claim on [a, end) and its dependencies are done.
-        match unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable) } {
-            Ok(()) => {
-                *budget = budget.saturating_sub(y - x);
-                if d.complete(a, end) {
-                    retire(t);
+        let sub = base.max((end - a) / 4);
+        let mut c = a;
+        while c < end {
+            let ce = (c + sub).min(end);
+            let x = if shift >= 63 { 0 } else { (c as usize) << shift };
+            let y = if shift >= 63 { len } else { ((ce as usize) << shift).min(len) };
+            // SAFETY: we own the claim on [c, ce) and its dependencies are done.
+            match unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable) } {
+                Ok(()) => {
+                    *budget = budget.saturating_sub(y - x);
+                    if mode == Mode::Service { &COUNTERS.service_bytes } else { &COUNTERS.helper_bytes }
+                        .fetch_add((y - x) as u64, Ordering::Relaxed);
+                    let finished = d.complete(c, ce);
+                    notify_progress();
+                    if finished {
+                        retire(t);
+                    }
                 }
-                notify_progress();
-            }
-            Err(engine::Fault) => {
-                // give the segments back marked FAULTED; a waiter re-executes
-                d.set_flags(FAULTED);
-                d.unclaim(a, end);
-                notify_progress();
-                if mode == Mode::Service {
-                    return false;
+                Err(engine::Fault) => {
+                    // give the rest back marked FAULTED; a waiter re-executes
+                    d.set_flags(FAULTED);
+                    d.unclaim(c, end);
+                    notify_progress();
+                    if mode == Mode::Service {
+                        return false;
+                    }
+                    break;
                 }
             }
+            c = ce;
         }
         if mode == Mode::Service && *budget == 0 {
             return false;
@@ -668,6 +710,7 @@ fn service_main() {
     fault::install();
     let _busy = Busy::enter();
     let mut last_work = now_ns();
+    let mut idle_timeout: u64 = 1_000_000;
     loop {
         if STATE.load(Ordering::Acquire) != ST_RUNNING {
             break;
@@ -703,15 +746,21 @@ fn service_main() {
         }
         // park (NAPI-style: after polling without work)
         SLEEPING.store(1, Ordering::SeqCst);
-        // Pairs with the fence in `submit`: either the producer sees
-        // SLEEPING == 1 and wakes us, or we see its published head here.
+        // Re-check after announcing the park. The submit path reads SLEEPING
+        // without a store-load fence (a fence there would wait for the ring
+        // line this loop keeps reading): in the rare interleaving where a
+        // producer misses SLEEPING == 1, its task waits for the park timeout
+        // below, or for the thread that csyncs it, which executes it itself.
+        // The timeout starts at 1 ms and doubles while the process stays
+        // idle, so an idle process is woken rarely.
         if any_unconsumed() || !TRACKER.lock().sync_queue.is_empty() {
             SLEEPING.store(0, Ordering::Relaxed);
             continue;
         }
-        let timeout = if lazy_pending() { config::get(&opt::lazy_window_us) as u64 * 1000 } else { 100_000_000 };
-        futex_wait(&SLEEPING, 1, Some(timeout.max(10_000)));
-        SLEEPING.store(0, Ordering::Relaxed);
+        let timeout = if lazy_pending() { config::get(&opt::lazy_window_us) as u64 * 1000 } else { idle_timeout };
+        futex_wait(&SLEEPING, 1, Some(timeout.clamp(10_000, 1_000_000_000)));
+        let woken = SLEEPING.swap(0, Ordering::Relaxed) == 0;
+        idle_timeout = if woken || !nothing_pending() { 1_000_000 } else { (idle_timeout * 2).min(1_000_000_000) };
         last_work = now_ns();
     }
     STATE.store(ST_DEAD, Ordering::Release);
@@ -796,6 +845,14 @@ fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
 /// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     call_submit_hook(dst as usize, src as usize, n, flags);
+    if n < config::get(&opt::threshold) && handler == 0 && nothing_pending() {
+        // inline fast path: nothing can conflict, copy here (no lock, no
+        // allocation, so no re-entrancy concern either)
+        // SAFETY: caller contract; overlap-safe.
+        unsafe { engine::move_bytes(dst, src, n) };
+        count_inline();
+        return 0;
+    }
     if n == 0 || dst as usize == src as usize {
         if handler != 0 {
             call_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
@@ -865,13 +922,34 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     e.handler.store(handler, Ordering::Relaxed);
     e.arg.store(arg, Ordering::Relaxed);
     ring.publish(pos);
-    // Pairs with the service's SeqCst store of SLEEPING before it re-checks
-    // the rings (store-load ordering, io_uring's need_wakeup pattern).
-    fence(Ordering::SeqCst);
+    // io_uring's need_wakeup pattern, without the store-load fence: see the
+    // park in `service_main` for why a rare missed wake-up is harmless.
     if SLEEPING.load(Ordering::Relaxed) != 0 {
         wake_service();
     }
     TaskRef { client: client.idx, pos }.handle()
+}
+
+#[inline(always)]
+fn count_inline() {
+    let c = LOCAL.try_with(|l| l.client.get()).unwrap_or(core::ptr::null());
+    if c.is_null() {
+        count_inline_slow();
+    } else {
+        // SAFETY: leaked client; only its own thread writes `inline`.
+        let c = unsafe { &*c };
+        c.inline.store(c.inline.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+}
+
+#[cold]
+fn count_inline_slow() {
+    match local_client() {
+        Some(c) => c.inline.store(c.inline.load(Ordering::Relaxed) + 1, Ordering::Relaxed),
+        None => {
+            COUNTERS.inline.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Synchronous copy (inline, full queue, service unavailable): wait for
@@ -917,7 +995,8 @@ fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
         }
         g.sync_queue.extend(targets.iter().copied());
     }
-    wake_service();
+    // (no wake-up: this thread executes what nobody has claimed; a running
+    // service picks the promoted ranges from the sync queue)
     let t0 = if count { now_ns() } else { 0 };
     let mut budget = usize::MAX;
     for &t in &targets {
@@ -1017,7 +1096,6 @@ fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
     if k == 0 {
         return Some(false);
     }
-    wake_service();
     let t0 = if count { now_ns() } else { 0 };
     let mut budget = usize::MAX;
     for &t in &targets[..k] {
@@ -1097,22 +1175,10 @@ pub fn csync_all() {
             // after the handler is queued.
             for &(t, ..) in &targets {
                 let d = &entry(t).desc;
-                loop {
-                    let seen = EPOCH.load(Ordering::SeqCst);
-                    if d.pos() != t.pos || d.flags() & RETIRED != 0 {
-                        break;
-                    }
-                    wait_epoch(seen);
-                }
+                wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
             }
             run_handlers();
-            while HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
-                let seen = EPOCH.load(Ordering::SeqCst);
-                if HANDLERS_RUNNING.load(Ordering::Acquire) == 0 {
-                    break;
-                }
-                wait_epoch(seen);
-            }
+            wait_until(|| HANDLERS_RUNNING.load(Ordering::Acquire) == 0);
             if !targets.is_empty() {
                 COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
                 COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
@@ -1198,7 +1264,6 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
             if let Some(_busy) = Busy::enter() {
                 let t0 = now_ns();
                 TRACKER.lock().sync_queue.push_back((t, lo, hi));
-                wake_service();
                 drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
                 COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
                 COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
@@ -1283,13 +1348,7 @@ pub fn index_len() -> usize {
 /// the last retirements may still be running on another executor).
 pub fn quiesce() {
     csync_all();
-    while !nothing_pending() {
-        let seen = EPOCH.load(Ordering::SeqCst);
-        if nothing_pending() {
-            break;
-        }
-        wait_epoch(seen);
-    }
+    wait_until(nothing_pending);
 }
 
 /// For tests: a description of every task not retired yet.

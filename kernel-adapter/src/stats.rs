@@ -23,6 +23,10 @@ pub struct Counters {
     pub csync_waits: AtomicU64,
     /// Nanoseconds spent in those waits.
     pub csync_wait_ns: AtomicU64,
+    /// Bytes the service thread executed (diagnostic, not in the line).
+    pub service_bytes: AtomicU64,
+    /// Bytes waiting threads executed themselves (diagnostic).
+    pub helper_bytes: AtomicU64,
 }
 
 /// The counters.
@@ -34,6 +38,8 @@ pub static COUNTERS: CachePadded<Counters> = CachePadded::new(Counters {
     lazy_dropped: AtomicU64::new(0),
     csync_waits: AtomicU64::new(0),
     csync_wait_ns: AtomicU64::new(0),
+    service_bytes: AtomicU64::new(0),
+    helper_bytes: AtomicU64::new(0),
 });
 
 /// A copy of every counter.
