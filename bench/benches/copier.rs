@@ -11,8 +11,8 @@ fn copy_parse(c: &mut Criterion) {
     for &n in &[16usize << 10, 64 << 10, 1 << 20, 8 << 20] {
         let (src, dst) = (Buf::new(n, 1), Buf::new(n, 0));
         g.throughput(Throughput::Bytes(n as u64));
-        g.bench_with_input(BenchmarkId::new("memcpy", n), &n, |b, &n| b.iter(|| copy_parse_memcpy(dst.ptr(), src.ptr(), n, 4096)));
-        g.bench_with_input(BenchmarkId::new("amemcpy", n), &n, |b, &n| b.iter(|| copy_parse_amemcpy(dst.ptr(), src.ptr(), n, 4096)));
+        g.bench_with_input(BenchmarkId::new("memcpy", n), &n, |b, &n| b.iter(|| copy_parse_memcpy(dst.ptr(), src.ptr(), n, 4096, WALKS[0])));
+        g.bench_with_input(BenchmarkId::new("amemcpy", n), &n, |b, &n| b.iter(|| copy_parse_amemcpy(dst.ptr(), src.ptr(), n, 4096, WALKS[0])));
     }
     g.finish();
 }

@@ -51,8 +51,10 @@ options! {
     poll_us: 1000, count;
     /// Copies at least this long use non-temporal stores.
     nt_threshold: 12 << 20, size;
-    /// Segments an executor claims and copies at once.
+    /// Segments an executor claims first; later claims double up to claim_max.
     exec_batch: 4, count;
+    /// Most segments an executor claims at once (1..=64): large claims amortize atomics, small ones leave more for helping threads.
+    claim_max: 16, count;
 }
 
 /// Read an option.

@@ -473,10 +473,11 @@ enum Mode {
 /// on). Returns false when the service gave up (blocked, faulted, or out of
 /// `budget` bytes).
 fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
-    // Claims start at `exec_batch` segments and double up to 64 (slow start:
+    // Claims start at `exec_batch` segments and double up to `claim_max` (slow start:
     // the first bytes are ready soon, later claims amortize the atomics);
     // completion is published every `sub` segments so readers can follow.
     let base = config::get(&opt::exec_batch).clamp(1, 64) as u32;
+    let cap = (config::get(&opt::claim_max).clamp(1, 64) as u32).max(base);
     let mut batch = base;
     let first = target;
     if entry(first.0).desc.is_done(first.0.pos, first.1, first.2) {
@@ -542,7 +543,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                 end = kb;
             }
         }
-        batch = (batch * 2).min(64);
+        batch = (batch * 2).min(cap);
         let recoverable = flags & FAULTED == 0 && fault::installed();
         let sub = base.max((end - a) / 4);
         let mut c = a;
@@ -738,9 +739,17 @@ fn service_main() {
             last_work = now;
             continue;
         }
-        if now - last_work < config::get(&opt::poll_us) as u64 * 1000 {
-            for _ in 0..32 {
-                core::hint::spin_loop();
+        let idle = now - last_work;
+        if idle < config::get(&opt::poll_us) as u64 * 1000 {
+            if idle < 50_000 {
+                // busy-poll right after work (the next submit is likely close)
+                for _ in 0..32 {
+                    core::hint::spin_loop();
+                }
+            } else {
+                // keep polling, but let any runnable thread (the
+                // application's own, on a loaded machine) have this CPU
+                std::thread::yield_now();
             }
             continue;
         }
