@@ -515,6 +515,12 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             if mode == Mode::Service {
                 return false;
             }
+            // While it finishes, help with the segments after the range
+            // (the copy-then-parse reader would otherwise idle): one
+            // claim's worth, then look at the range again.
+            if hi < d.nsegs() && help_ahead(e, t, hi, base) {
+                continue;
+            }
             wait_until(|| can_progress(d, t.pos, k, hi));
             continue;
         };
@@ -581,6 +587,53 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
         }
     }
     true
+}
+
+/// Execute one run of up to `batch` unclaimed segments of `t` from `from`
+/// on, if their dependencies are done. Returns true when it copied
+/// something.
+fn help_ahead(e: &Entry, t: TaskRef, from: u32, batch: u32) -> bool {
+    let d = &e.desc;
+    let flags = d.flags();
+    if flags & (FAULTED | INGESTED) != INGESTED {
+        return false;
+    }
+    let Some((a, b)) = d.claim_run(t.pos, from, d.nsegs(), batch) else { return false };
+    // SAFETY: we hold a claim on the task (see `drive`).
+    let ext = unsafe { &*e.ext.get() };
+    let (shift, len) = (d.seg_shift(), e.len());
+    let mut end = b;
+    if flags & DEPS_CLEAR == 0 {
+        let mut deps = Vec::new();
+        if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, &mut deps) {
+            d.unclaim(kb, b);
+            notify_progress();
+            end = kb;
+        }
+    }
+    if end == a {
+        return false;
+    }
+    let x = (a as usize) << shift;
+    let y = ((end as usize) << shift).min(len);
+    // SAFETY: we own the claim on [a, end) and its dependencies are done.
+    match unsafe { exec_bytes(e, &ext.redirects, x, y, fault::installed()) } {
+        Ok(()) => {
+            COUNTERS.helper_bytes.fetch_add((y - x) as u64, Ordering::Relaxed);
+            let finished = d.complete(a, end);
+            notify_progress();
+            if finished {
+                retire(t);
+            }
+            true
+        }
+        Err(engine::Fault) => {
+            d.set_flags(FAULTED);
+            d.unclaim(a, end);
+            notify_progress();
+            false
+        }
+    }
 }
 
 fn retire(t: TaskRef) {
