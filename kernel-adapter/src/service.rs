@@ -235,6 +235,9 @@ pub fn entry(t: TaskRef) -> &'static Entry {
 }
 
 fn register_client() -> Option<&'static Client> {
+    // a memcpy the allocation below makes (interposed by amemcpy) must not
+    // come back here while CLIENT_LOCK is held
+    let _busy = Busy::enter()?;
     let _g = CLIENT_LOCK.lock();
     let n = NCLIENTS.load(Ordering::Relaxed);
     // adopt a client whose thread exited and whose queue is empty
@@ -952,6 +955,13 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     let ring = match ring_of(client) {
         Some(r) => r,
         None => {
+            // building the ring moves entries with memcpy: an interposed
+            // memcpy must not come back here
+            let Some(_busy) = Busy::enter() else {
+                // SAFETY: caller contract.
+                unsafe { engine::move_bytes(dst, src, n) };
+                return 0;
+            };
             let r: &'static Ring<Entry> = Box::leak(Box::new(Ring::new(config::get(&opt::queue_depth), Entry::new)));
             client.ring.store(r as *const _ as *mut _, Ordering::Release);
             r
