@@ -312,6 +312,16 @@ LLVMValueRef cg_underlying_object(LLVMValueRef V) {
   return wrap(getUnderlyingObject(unwrap(V)));
 }
 
+/// llvm::GetPointerBaseWithConstantOffset: the base V = Base + *Offset bytes
+/// through constant GEPs and casts (V itself and 0 when there are none).
+LLVMValueRef cg_base_offset(LLVMModuleRef M, LLVMValueRef V, int64_t *Offset) {
+  int64_t Off = 0;
+  Value *Base = GetPointerBaseWithConstantOffset(unwrap(V), Off,
+                                                 unwrap(M)->getDataLayout());
+  *Offset = Off;
+  return wrap(Base);
+}
+
 /// Classifies an underlying object (CgObjectKind).
 uint8_t cg_object_kind(LLVMValueRef CV) {
   const Value *V = unwrap(CV);

@@ -62,6 +62,15 @@ impl<'m> ModuleContext<'m> {
         diagnose(self.raw, function, severity, message);
     }
 
+    /// `ptr` as `base + offset` bytes through constant GEPs and casts
+    /// (`llvm::GetPointerBaseWithConstantOffset`); `(ptr, 0)` when none.
+    pub fn base_offset(&self, ptr: LLVMValueRef) -> (LLVMValueRef, i64) {
+        let mut off = 0i64;
+        // SAFETY: `ptr` is a pointer value of this module.
+        let base = unsafe { ffi::cg_base_offset(self.raw, ptr, &mut off) };
+        (base, off)
+    }
+
     /// Store size in bytes of `ty`; `None` for scalable or unsized types.
     pub fn store_size(&self, ty: LLVMTypeRef) -> Option<u64> {
         let mut fixed = false;
@@ -365,6 +374,12 @@ pub fn object_kind(object: LLVMValueRef) -> ObjectKind {
 pub fn is_release(inst: LLVMValueRef) -> bool {
     // SAFETY: `inst` is a live instruction.
     unsafe { ffi::cg_atomic_ordering(inst) >= ffi::CG_ORDERING_RELEASE && !ffi::cg_is_single_thread_scope(inst) }
+}
+
+/// Whether `inst` is an atomic memory instruction (any ordering).
+pub fn is_atomic(inst: LLVMValueRef) -> bool {
+    // SAFETY: `inst` is a live instruction.
+    unsafe { ffi::cg_atomic_ordering(inst) != 0 }
 }
 
 /// Replaces the conditional branch `br` by a branch to its successor

@@ -145,6 +145,7 @@ unsafe extern "C" {
     ) -> u8;
     pub fn cg_underlying_object(v: LLVMValueRef) -> LLVMValueRef;
     pub fn cg_object_kind(v: LLVMValueRef) -> u8;
+    pub fn cg_base_offset(m: LLVMModuleRef, v: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;
     pub fn cg_loop_depth(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> u32;

@@ -67,6 +67,43 @@ pub fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
     (0..n).map(|i| unsafe { c::LLVMGetSuccessor(term, i) }).collect()
 }
 
+/// The block an instruction is in.
+pub fn parent_block(inst: LLVMValueRef) -> LLVMBasicBlockRef {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMGetInstructionParent(inst) }
+}
+
+/// The instruction after `inst` in its block.
+pub fn next_instruction(inst: LLVMValueRef) -> Option<LLVMValueRef> {
+    // SAFETY: handle invariant.
+    non_null(unsafe { c::LLVMGetNextInstruction(inst) })
+}
+
+/// The first instruction of a block that is not a PHI.
+pub fn first_non_phi(bb: LLVMBasicBlockRef) -> Option<LLVMValueRef> {
+    instructions(bb).find(|&i| opcode(i) != LLVMOpcode::LLVMPHI)
+}
+
+/// Number of successors of a terminator.
+pub fn num_successors(term: LLVMValueRef) -> u32 {
+    // SAFETY: handle invariant; `term` is a terminator.
+    unsafe { c::LLVMGetNumSuccessors(term) }
+}
+
+/// Whether an instruction is a terminator.
+pub fn is_terminator(inst: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant.
+    !unsafe { c::LLVMIsATerminatorInst(inst) }.is_null()
+}
+
+/// Whether a call is a debug-info or lifetime marker intrinsic (no work).
+pub fn is_debug_or_marker(call: LLVMValueRef) -> bool {
+    called_function(call).is_some_and(|f| {
+        let n = name(f);
+        n.starts_with("llvm.dbg.") || n.starts_with("llvm.lifetime.") || n.starts_with("llvm.assume")
+    })
+}
+
 /// The opcode of an instruction.
 pub fn opcode(inst: LLVMValueRef) -> Opcode {
     // SAFETY: handle invariant; `inst` is an instruction.
@@ -179,6 +216,13 @@ pub fn int_width(v: LLVMValueRef) -> Option<u32> {
     let ty = type_of(v);
     // SAFETY: handle invariant; `ty` is an integer type when the kind says so.
     (type_kind(ty) == LLVMTypeKind::LLVMIntegerTypeKind).then(|| unsafe { c::LLVMGetIntTypeWidth(ty) })
+}
+
+/// Whether a memory instruction (load, store, atomicrmw, cmpxchg) is
+/// volatile.
+pub fn is_volatile(inst: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant; `inst` is a memory-access instruction.
+    unsafe { c::LLVMGetVolatile(inst) != 0 }
 }
 
 /// Source location `file:line:col` of an instruction's debug location.

@@ -73,6 +73,26 @@ pub static MAX_QUERIES: PluginOption = PluginOption {
     default: OptionDefault::Uint(4_000_000),
 };
 
+/// `-copiergen-min-overlap=N`: a copy whose first whole-copy sync follows it
+/// after fewer than N instructions of straight-line work (no call, no loop)
+/// stays a synchronous `memcpy`: waiting at once gains nothing and costs the
+/// submission. 0 rewrites every eligible copy.
+pub static MIN_OVERLAP: PluginOption = PluginOption {
+    name: "copiergen-min-overlap",
+    help: "Keep a copy synchronous when its whole-copy sync comes after fewer than this many instructions of work (0: never)",
+    default: OptionDefault::Uint(16),
+};
+
+/// `-copiergen-max-narrow=N`: a function that would need more than N
+/// narrow syncs (each a guard in the code) is planned coarsely instead: the
+/// first access a pending copy conflicts with waits for the whole copy.
+/// Bounds the code (and compile time) the pass adds to large functions.
+pub static MAX_NARROW: PluginOption = PluginOption {
+    name: "copiergen-max-narrow",
+    help: "Narrow syncs allowed per function before it is planned coarsely (whole-copy sync at the first conflicting access)",
+    default: OptionDefault::Uint(32),
+};
+
 /// `-copiergen-disable`: the automatically scheduled run (clang
 /// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
 pub static DISABLE: PluginOption = PluginOption {
@@ -82,7 +102,7 @@ pub static DISABLE: PluginOption = PluginOption {
 };
 
 /// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
 
 impl PluginOption {
     fn index(&'static self) -> usize {

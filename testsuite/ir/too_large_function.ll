@@ -1,4 +1,4 @@
-; OPTFLAGS: -copiergen-max-queries=3
+; OPTFLAGS: -copiergen-max-queries=3 -copiergen-min-overlap=0
 ; When a function needs more alias queries than -copiergen-max-queries, its
 ; copies stay synchronous (missed remark TooLarge) and the IR is unchanged.
 define i32 @f(ptr %d, ptr %s, i64 %n, ptr %p, ptr %q) {

@@ -6,7 +6,9 @@
 //! Inputs are C (`.c`), C++ (`.cpp`) or LLVM IR (`.ll`) files, each named for
 //! what it proves. Directives in their first comment lines (`//` or `;`):
 //! - `CFLAGS: ...` flags for the IR snapshot compile (default `-O1`);
-//! - `OPTFLAGS: ...` extra `opt-22` flags (e.g. `-copiergen-threshold=64`);
+//! - `OPTFLAGS: ...` plugin options for `opt-22` and the program builds
+//!   (default `-copiergen-min-overlap=0`: the inputs test placement, so
+//!   even copies waited for at once are rewritten; given flags replace it);
 //! - `RUN: no` the input is not a program (no `main`);
 //! - `RUN-LEVELS: -O0 -O2` optimisation levels of the program runs (default
 //!   `-O0 -O1 -O2`);
@@ -107,7 +109,7 @@ impl Input {
             path: path.to_path_buf(),
             lang,
             cflags: vec!["-O1".to_owned()],
-            optflags: Vec::new(),
+            optflags: vec!["-copiergen-min-overlap=0".to_owned()],
             run: lang != Lang::Ir,
             run_levels: ["-O0", "-O1", "-O2"].map(String::from).to_vec(),
             libs: Vec::new(),

@@ -90,7 +90,7 @@ fn deferred_runtime_catches_missing_syncs() {
         let base_exe = dir.path().join(format!("{name}.base"));
         build_program(&input, "-O1", false, &CopyRuntime::Deferred, &base_exe);
         let base = run_program(&base_exe, &[]);
-        let ir = run_opt(&input_ir(&input), "copiergen", &[]).ir;
+        let ir = run_opt(&input_ir(&input), "copiergen", &input.optflags).ir;
         assert!(ir.contains("@amemcpy("), "{name}: nothing rewritten");
         let stripped: String = ir
             .lines()

@@ -19,7 +19,10 @@ fn rpass_lists_rewrites_and_csyncs_with_source_locations() {
     let dir = tempfile::tempdir().expect("temp dir");
     let src = inputs_dir().join("struct_copy_then_field_read.c");
     std::fs::copy(&src, dir.path().join("s.c")).expect("copy input");
-    let out = clang(&["-O2", "-g", "-c", "s.c", "-o", "s.o", "-Rpass=copiergen"], dir.path());
+    let out = clang(
+        &["-O2", "-g", "-c", "s.c", "-o", "s.o", "-Rpass=copiergen", "-mllvm", "-copiergen-min-overlap=0"],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     let remarks: Vec<&str> = err.lines().filter(|l| l.contains("[-Rpass=copiergen]")).collect();
@@ -27,12 +30,8 @@ fn rpass_lists_rewrites_and_csyncs_with_source_locations() {
         remarks.iter().any(|l| l.starts_with("s.c:14:10: remark: llvm.memcpy of 40008 bytes rewritten to amemcpy")),
         "{err}"
     );
-    // Each field read gets a sync remark at the read, naming the copy (two
-    // reads of one object: windowed, the second usually hits inline).
-    let csyncs: Vec<&&str> = remarks
-        .iter()
-        .filter(|l| l.contains("windowed csync_ready_end (inline ready-window check) of 4 bytes before load at s.c:15:"))
-        .collect();
+    // Each field read gets a csync remark at the read, naming the copy.
+    let csyncs: Vec<&&str> = remarks.iter().filter(|l| l.contains("csync(ptr, 4 bytes) before load at s.c:15:")).collect();
     assert_eq!(csyncs.len(), 2, "{err}");
     assert!(csyncs.iter().all(|l| l.contains("destination of llvm.memcpy at s.c:14:10")), "{err}");
     assert!(remarks.iter().any(|l| l.contains("before return")), "{err}");
@@ -50,7 +49,10 @@ fn rpass_missed_explains_synchronous_copies() {
         "{err}"
     );
     // -mllvm reaches the plugin's option (clang 22 loads pass plugins first).
-    let out = clang(&["-O0", "-c", "s.c", "-o", "s.o", "-Rpass=copiergen", "-mllvm", "-copiergen-threshold=32"], dir.path());
+    let out = clang(
+        &["-O0", "-c", "s.c", "-o", "s.o", "-Rpass=copiergen", "-mllvm", "-copiergen-threshold=32", "-mllvm", "-copiergen-min-overlap=0"],
+        dir.path(),
+    );
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("llvm.memcpy of 64 bytes rewritten to amemcpy"));
 }
@@ -113,16 +115,34 @@ fn huge_function(copies: usize, reads: usize) -> String {
 
 #[test]
 fn huge_function_is_rewritten_and_verifies() {
-    let out = run_opt(&huge_function(400, 30), "copiergen,verify", &[]);
+    let flags = ["-copiergen-min-overlap=0".to_owned(), "-copiergen-max-narrow=1000000".to_owned()];
+    let out = run_opt(&huge_function(400, 30), "copiergen,verify", &flags);
     assert_eq!(out.ir.matches("call ptr @amemcpy").count(), 400);
-    assert!(out.ir.contains("call ptr @csync_ready_end("));
-    // 400 copies pending at the return: one csync_all.
+    // Every read may alias every copy; the 30 adjacent 8-byte reads after
+    // each copy share one csync over their 240-byte hull (no loop: plain
+    // calls); 400 copies pending at the return: one csync_all.
+    assert_eq!(out.ir.matches(", i64 240)").count(), 400);
     assert!(out.ir.contains("call void @csync_all()"));
 }
 
 #[test]
+fn function_with_too_many_narrow_syncs_is_planned_coarsely() {
+    // 40 copies, each followed by 10 reads that may alias it: 400 narrow
+    // syncs > -copiergen-max-narrow=32, so each copy is synced whole at its
+    // first conflicting read instead, and no guard is emitted.
+    let out = run_opt(&huge_function(40, 10), "copiergen,verify", &["-copiergen-min-overlap=0".to_owned()]);
+    assert_eq!(out.ir.matches("call ptr @amemcpy").count(), 40);
+    // One whole-copy csync per copy (at its first read), none per read.
+    assert_eq!(out.ir.matches("call void @csync(ptr %xp").count(), 0);
+    assert_eq!(out.ir.matches("call void @csync(ptr %dst").count(), 40);
+    let coarse = out.remarks.iter().filter(|r| r.contains("too many accesses to guard one by one (-copiergen-max-narrow)"));
+    assert!(coarse.count() >= 40, "{:#?}", out.remarks);
+}
+
+#[test]
 fn function_over_the_query_budget_keeps_its_copies_synchronous() {
-    let out = run_opt(&huge_function(50, 10), "copiergen,verify", &["-copiergen-max-queries=100".to_owned()]);
+    let flags = ["-copiergen-max-queries=100".to_owned(), "-copiergen-min-overlap=0".to_owned()];
+    let out = run_opt(&huge_function(50, 10), "copiergen,verify", &flags);
     assert!(!out.ir.contains("amemcpy"), "nothing may be rewritten or declared");
     assert_eq!(out.remarks.iter().filter(|r| r.contains("function too large for the csync analysis")).count(), 50);
 }

@@ -96,6 +96,9 @@ pub enum SkipReason {
     /// The program defines its own `memcpy`/`memmove` in this module: its
     /// behaviour may differ from the C library's.
     DefinedInModule,
+    /// The whole copy is waited for after only this many instructions of
+    /// work (below `-copiergen-min-overlap`): nothing would overlap it.
+    NoOverlap(u64),
 }
 
 impl SkipReason {
@@ -121,6 +124,9 @@ impl SkipReason {
             SkipReason::Unreachable => "copy is unreachable".to_owned(),
             SkipReason::RuntimeDeclConflict(n) => format!("'{n}' is declared with an unexpected type in this module"),
             SkipReason::DefinedInModule => "the callee is defined in this module, not the C library's".to_owned(),
+            SkipReason::NoOverlap(n) => format!(
+                "the whole copy would be waited for after {n} instructions of work (-copiergen-min-overlap): nothing would overlap it"
+            ),
         }
     }
 
@@ -140,6 +146,7 @@ impl SkipReason {
             SkipReason::Unreachable => "Unreachable",
             SkipReason::RuntimeDeclConflict(_) => "RuntimeDeclConflict",
             SkipReason::DefinedInModule => "DefinedInModule",
+            SkipReason::NoOverlap(_) => "NoOverlap",
         }
     }
 }

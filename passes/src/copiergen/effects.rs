@@ -28,8 +28,10 @@
 //!     `mtx_*`/`cnd_*`, `sem_post`/`sem_wait`, `__atomic_*`/`__sync_*` calls)
 //!     while a buffer may be visible to another thread (anything but a
 //!     non-captured local or malloc-like object);
-//!   - a store that publishes a pointer into a buffer to memory other code
-//!     can read;
+//!   - an atomic or volatile store (or RMW/cmpxchg) that publishes a pointer
+//!     into a buffer to memory other code can read (another thread may read
+//!     it at any time; a plain store becomes visible to another thread only
+//!     through a later release, call or return, which sync anyway);
 //!   - a call that may leave the frame without returning to it: may unwind
 //!     (plain `call`, in a function that may unwind), `noreturn`, or not
 //!     `willreturn` and not a known library function (`longjmp` from a
@@ -126,6 +128,9 @@ pub enum FullReason {
     Coroutine,
     /// Inline asm gets a pointer that may point into a buffer.
     AsmOperand,
+    /// An access with a known extent, in a function with too many of them
+    /// to guard one by one (`-copiergen-max-narrow`).
+    CoarseAccess(NarrowReason),
 }
 
 impl FullReason {
@@ -140,6 +145,7 @@ impl FullReason {
                 | FullReason::UnknownAccess
                 | FullReason::MayNotReturn
                 | FullReason::AsmOperand
+                | FullReason::CoarseAccess(_)
         )
     }
 }
@@ -265,6 +271,18 @@ impl CopyFacts {
 /// another argument: (pointer argument, length argument, reads, writes).
 type ExtentArg = (u32, u32, bool, bool);
 
+/// The pointer a stored value carries: the value itself, or the operand of
+/// a `ptrtoint` (atomic pointer stores are often emitted as integers).
+fn stored_pointer(value: LLVMValueRef) -> Option<LLVMValueRef> {
+    if ir::address_space(value).is_some() {
+        Some(value)
+    } else if ir::is_instruction(value) && ir::opcode(value) == LLVMOpcode::LLVMPtrToInt {
+        Some(ir::operand(value, 0))
+    } else {
+        None
+    }
+}
+
 /// Library functions whose pointer arguments are accessed over an extent
 /// given by another argument. Used only when TargetLibraryInfo recognises
 /// the callee.
@@ -346,8 +364,15 @@ impl EffectBuilder<'_, '_> {
                 if context::is_release(inst) {
                     e.release = Some(FullReasonCell(FullReason::Release));
                 }
-                if ir::address_space(value).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
-                    e.escapes = Some(value);
+                // Another thread may read an atomic or volatile store at any
+                // time. A plain store is read by another thread only after a
+                // synchronizes-with edge this thread creates later (a release,
+                // a call that may contain one, the return): all synced there.
+                let racy_readable = ir::is_volatile(inst) || context::is_atomic(inst);
+                if let Some(stored) = stored_pointer(value) {
+                    if racy_readable && !is_private_object(self.fa, context::underlying_object(ptr)) {
+                        e.escapes = Some(stored);
+                    }
                 }
             }
             LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
@@ -357,9 +382,11 @@ impl EffectBuilder<'_, '_> {
                 if context::is_release(inst) {
                     e.release = Some(FullReasonCell(FullReason::Release));
                 }
-                let stored = ir::operand(inst, if ir::opcode(inst) == LLVMOpcode::LLVMAtomicCmpXchg { 2 } else { 1 });
-                if ir::address_space(stored).is_some() && !is_private_object(self.fa, context::underlying_object(ptr)) {
-                    e.escapes = Some(stored);
+                let value = ir::operand(inst, if ir::opcode(inst) == LLVMOpcode::LLVMAtomicCmpXchg { 2 } else { 1 });
+                if let Some(stored) = stored_pointer(value) {
+                    if !is_private_object(self.fa, context::underlying_object(ptr)) {
+                        e.escapes = Some(stored);
+                    }
                 }
             }
             LLVMOpcode::LLVMFence if context::is_release(inst) => {

@@ -7,8 +7,7 @@
 //! where the copy did not run, the sync sees `(null, 0)`, an empty range.
 
 use super::candidates::{CopyForm, CopyKind, ObjectSizeCheck};
-use super::effects::AccessSize;
-use super::placement::{PendingCopy, Plan, SyncPoint};
+use super::placement::{PendingCopy, Plan, SyncPoint, SyncRange};
 use crate::context::{self, FunctionAnalyses};
 use crate::ir::{self, Builder};
 use copier_abi::symbols;
@@ -136,20 +135,28 @@ impl Emitter {
         w
     }
 
-    fn size_value(&self, size: AccessSize) -> LLVMValueRef {
-        match size {
-            AccessSize::Const(n) => self.b.const_int(self.size, n),
-            AccessSize::Value(v) => self.b.int_cast(v, self.size),
-            AccessSize::Unknown => unreachable!("narrow syncs have a known size"),
+    /// The first byte and length of a narrow sync's range, built at the
+    /// builder's position.
+    fn range_values(&self, range: SyncRange) -> (LLVMValueRef, LLVMValueRef) {
+        match range {
+            SyncRange::Bytes { base, offset, len } => {
+                let ptr = if offset == 0 {
+                    base
+                } else {
+                    self.b.byte_gep(base, self.b.const_int(self.size, offset as u64))
+                };
+                (ptr, self.b.const_int(self.size, len))
+            }
+            SyncRange::Dynamic { ptr, len } => (ptr, self.b.int_cast(len, self.size)),
         }
     }
 
     /// `if (ptr < lo || ptr + size > end) { end = csync_ready_end(ptr, size); lo = ptr; }`
     /// before `before`.
-    fn windowed_guard(&mut self, before: LLVMValueRef, object: LLVMValueRef, ptr: LLVMValueRef, size: AccessSize) {
+    fn windowed_guard(&mut self, before: LLVMValueRef, object: LLVMValueRef, range: SyncRange) {
         let (lo_slot, end_slot) = self.window(object);
         self.b.position_before(before);
-        let n = self.size_value(size);
+        let (ptr, n) = self.range_values(range);
         let lo = self.b.load(self.ptr, lo_slot);
         let end = self.b.load(self.ptr, end_slot);
         let last = self.b.byte_gep(ptr, n);
@@ -209,7 +216,7 @@ pub fn apply(
     // Every slot first, in the entry block: later edits split blocks.
     for point in &plan.points {
         for n in &point.narrow {
-            if plan.windowed(point, n, window_enabled) {
+            if plan.windowed(point, window_enabled) {
                 em.window(n.object);
             }
         }
@@ -222,12 +229,12 @@ pub fn apply(
 
     for point in &plan.points {
         for n in &point.narrow {
-            if plan.windowed(point, n, window_enabled) {
-                em.windowed_guard(point.before, n.object, n.access.ptr, n.access.size);
+            if plan.windowed(point, window_enabled) {
+                em.windowed_guard(point.before, n.object, n.range);
             } else {
                 em.b.position_before(point.before);
-                let s = em.size_value(n.access.size);
-                em.b.call(rt.csync.ty, rt.csync.f, &[n.access.ptr, s]);
+                let (ptr, len) = em.range_values(n.range);
+                em.b.call(rt.csync.ty, rt.csync.f, &[ptr, len]);
             }
         }
         if point.full.is_empty() {

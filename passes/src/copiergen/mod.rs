@@ -41,13 +41,16 @@ pub struct CopierGen;
 
 /// Parameters of `-passes=copiergen<...>`, `;`-separated:
 /// `threshold=N` (overrides `-copiergen-threshold`), `window` / `no-window`
-/// (override `-copiergen-window`).
+/// (override `-copiergen-window`), `min-overlap=N` (overrides
+/// `-copiergen-min-overlap`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Params {
     /// Rewrite threshold for constant lengths, bytes.
     pub threshold: Option<u64>,
     /// Windowed guards in loops.
     pub window: Option<bool>,
+    /// Minimum work (instructions) before a copy's first whole-copy sync.
+    pub min_overlap: Option<u64>,
 }
 
 impl Params {
@@ -60,12 +63,16 @@ impl Params {
         for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             if let Some(v) = item.strip_prefix("threshold=") {
                 p.threshold = Some(v.parse().map_err(|_| format!("threshold '{v}' is not a byte count"))?);
+            } else if let Some(v) = item.strip_prefix("min-overlap=") {
+                p.min_overlap = Some(v.parse().map_err(|_| format!("min-overlap '{v}' is not an instruction count"))?);
             } else if item == "window" {
                 p.window = Some(true);
             } else if item == "no-window" {
                 p.window = Some(false);
             } else {
-                return Err(format!("unknown parameter '{item}' (expected threshold=N, window or no-window)"));
+                return Err(format!(
+                    "unknown parameter '{item}' (expected threshold=N, min-overlap=N, window or no-window)"
+                ));
             }
         }
         Ok(p)
@@ -78,6 +85,8 @@ struct Config {
     threshold: u64,
     window: bool,
     max_queries: u64,
+    min_overlap: u64,
+    max_narrow: u64,
 }
 
 impl ModulePass for CopierGen {
@@ -111,6 +120,8 @@ impl ModulePass for CopierGen {
             threshold: params.threshold.unwrap_or_else(|| options::THRESHOLD.uint()),
             window: params.window.unwrap_or_else(|| options::WINDOW.bool()),
             max_queries: options::MAX_QUERIES.uint(),
+            min_overlap: params.min_overlap.unwrap_or_else(|| options::MIN_OVERLAP.uint()),
+            max_narrow: options::MAX_NARROW.uint(),
         };
         let ids = IntrinsicIds::lookup();
         let mut runtime = None;
@@ -203,21 +214,55 @@ fn run_on_function(
             call,
         })
         .collect();
-    let candidate_index: HashMap<LLVMValueRef, usize> =
-        copies.iter().enumerate().map(|(i, c)| (c.call.call, i)).collect();
-    let eb = EffectBuilder { cx, fa: &fa, ids, candidates: &candidate_index, function_nounwind: ir::has_fn_attr(f, "nounwind") };
-    let plan = match placement::plan(f, &fa, &eb, &copies, cfg.max_queries) {
-        Ok(p) => p,
-        Err(over) => {
-            if remarks {
-                for c in &copies {
-                    let why = SkipReason::TooLarge(over.queries, cfg.max_queries);
-                    remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
-                }
+    let function_nounwind = ir::has_fn_attr(f, "nounwind");
+    let make_plan = |copies: &[PendingCopy]| {
+        let candidate_index: HashMap<LLVMValueRef, usize> =
+            copies.iter().enumerate().map(|(i, c)| (c.call.call, i)).collect();
+        let eb = EffectBuilder { cx, fa: &fa, ids, candidates: &candidate_index, function_nounwind };
+        let plan = placement::plan(f, &fa, &eb, copies, cfg.max_queries, false)?;
+        if plan.narrow_count() as u64 > cfg.max_narrow {
+            return placement::plan(f, &fa, &eb, copies, cfg.max_queries, true);
+        }
+        Ok(plan)
+    };
+    let over_budget = |over: placement::OverBudget, copies: &[PendingCopy]| {
+        if remarks {
+            for c in copies {
+                let why = SkipReason::TooLarge(over.queries, cfg.max_queries);
+                remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
             }
+        }
+        false
+    };
+    let mut copies = copies;
+    let mut plan = match make_plan(&copies) {
+        Ok(p) => p,
+        Err(over) => return over_budget(over, &copies),
+    };
+    // Copies waited for at once stay synchronous; plan again without them.
+    let work: Vec<Option<u64>> =
+        copies.iter().enumerate().map(|(i, _)| placement::work_before_sync(&copies, &plan, i, cfg.min_overlap)).collect();
+    if work.iter().any(Option::is_some) {
+        let mut kept = Vec::new();
+        for (c, w) in copies.into_iter().zip(&work) {
+            match w {
+                Some(n) => {
+                    if remarks {
+                        remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::NoOverlap(*n));
+                    }
+                }
+                None => kept.push(c),
+            }
+        }
+        copies = kept;
+        if copies.is_empty() {
             return false;
         }
-    };
+        plan = match make_plan(&copies) {
+            Ok(p) => p,
+            Err(over) => return over_budget(over, &copies),
+        };
+    }
     if !plan.reachable.iter().any(|&r| r) {
         if remarks {
             for c in &copies {
@@ -273,9 +318,12 @@ mod tests {
         assert_eq!(Params::parse("").unwrap(), Params::default());
         assert_eq!(
             Params::parse("threshold=4096;no-window").unwrap(),
-            Params { threshold: Some(4096), window: Some(false) }
+            Params { threshold: Some(4096), window: Some(false), min_overlap: None }
         );
-        assert_eq!(Params::parse(" window ; threshold=0 ").unwrap(), Params { threshold: Some(0), window: Some(true) });
+        assert_eq!(
+            Params::parse(" window ; threshold=0;min-overlap=3 ").unwrap(),
+            Params { threshold: Some(0), window: Some(true), min_overlap: Some(3) }
+        );
         assert!(Params::parse("threshold=-1").unwrap_err().contains("not a byte count"));
         assert!(Params::parse("fast").unwrap_err().contains("unknown parameter 'fast'"));
     }

@@ -15,10 +15,11 @@
 //! the copy did not run, the sync covers an empty range (a no-op).
 
 use super::candidates::CopyCall;
-use super::effects::{Access, AccessSize, CopyFacts, Effect, EffectBuilder, FullReason, NarrowReason};
+use super::effects::{AccessSize, CopyFacts, Effect, EffectBuilder, FullReason, NarrowReason};
 use crate::context::FunctionAnalyses;
 use crate::ir;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
+use inkwell::llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
 /// A copy being rewritten, with what the analysis knows about it.
@@ -32,11 +33,35 @@ pub struct PendingCopy {
     pub loc: Option<String>,
 }
 
+/// The bytes a narrow sync waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncRange {
+    /// `len` bytes at `base + offset`: one access, or the hull of several
+    /// accesses off one base in one block (constant offsets).
+    Bytes {
+        /// Base pointer (available at the sync point).
+        base: LLVMValueRef,
+        /// Byte offset from `base`.
+        offset: i64,
+        /// Length in bytes.
+        len: u64,
+    },
+    /// `len` (a run-time value) bytes at `ptr`.
+    Dynamic {
+        /// First byte.
+        ptr: LLVMValueRef,
+        /// Length in bytes.
+        len: LLVMValueRef,
+    },
+}
+
 /// One narrow sync.
 #[derive(Debug, Clone)]
 pub struct NarrowSync {
-    /// The access it covers.
-    pub access: Access,
+    /// What it waits for.
+    pub range: SyncRange,
+    /// How many accesses of the block it covers.
+    pub covers: usize,
     /// Underlying object of the access pointer (key of its ready window).
     pub object: LLVMValueRef,
     /// Why.
@@ -60,6 +85,13 @@ pub struct SyncPoint {
     pub callee: Option<String>,
 }
 
+impl Plan {
+    /// Number of narrow syncs (the code the guards add grows with it).
+    pub fn narrow_count(&self) -> usize {
+        self.points.iter().map(|p| p.narrow.len()).sum()
+    }
+}
+
 /// The result of the placement analysis.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -75,17 +107,54 @@ pub struct Plan {
     /// Calls to the program's own Copier submissions (`amemcpy`, ...):
     /// cached ready windows are reset after them.
     pub user_submissions: Vec<LLVMValueRef>,
-    /// Number of narrow syncs per underlying object.
-    pub narrow_per_object: HashMap<LLVMValueRef, usize>,
 }
 
 impl Plan {
-    /// Whether the narrow sync `n` at `point` uses a windowed guard (an
-    /// inline check of a cached ready window, `csync_ready_end` on a miss)
-    /// rather than a `csync` call: in loops, and where one object gets
-    /// several narrow syncs (later ones then usually hit the window).
-    pub fn windowed(&self, point: &SyncPoint, n: &NarrowSync, window_enabled: bool) -> bool {
-        window_enabled && (point.in_loop || self.narrow_per_object.get(&n.object).copied().unwrap_or(0) > 1)
+    /// Whether the narrow sync at `point` uses a windowed guard (an inline
+    /// check of a cached ready window, `csync_ready_end` on a miss) rather
+    /// than a `csync` call: inside loops, where later iterations hit the
+    /// window. Straight-line code gets plain calls (smaller code).
+    pub fn windowed(&self, point: &SyncPoint, window_enabled: bool) -> bool {
+        window_enabled && point.in_loop
+    }
+}
+
+/// Largest hull (bytes) one grouped narrow sync may cover.
+const MAX_HULL: u64 = 4096;
+
+/// Most ready ranges remembered per program point.
+const MAX_AVAILABLE: usize = 64;
+
+/// Byte ranges known ready at a program point: synced since the last
+/// submission on every path (a must-analysis: intersection at merges).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Ready(Vec<(LLVMValueRef, i64, i64)>);
+
+impl Ready {
+    fn covers(&self, base: LLVMValueRef, lo: i64, hi: i64) -> bool {
+        self.0.iter().any(|&(b, l, h)| b == base && l <= lo && hi <= h)
+    }
+    fn add(&mut self, base: LLVMValueRef, lo: i64, hi: i64) {
+        if !self.covers(base, lo, hi) {
+            if self.0.len() == MAX_AVAILABLE {
+                self.0.remove(0);
+            }
+            self.0.push((base, lo, hi));
+        }
+    }
+    fn meet(&self, other: &Ready) -> Ready {
+        let mut r = Ready::default();
+        for &(b, l, h) in &self.0 {
+            if other.covers(b, l, h) {
+                r.add(b, l, h);
+            }
+        }
+        for &(b, l, h) in &other.0 {
+            if self.covers(b, l, h) {
+                r.add(b, l, h);
+            }
+        }
+        r
     }
 }
 
@@ -187,6 +256,7 @@ struct Analysis<'a, 'b, 'm> {
     fa: &'a FunctionAnalyses<'b>,
     copies: &'a [PendingCopy],
     full_memo: FastMap<(LLVMValueRef, usize), Option<FullReason>>,
+    coarse: bool,
     narrow_memo: FastMap<(LLVMValueRef, usize, usize), Option<NarrowReason>>,
     max_queries: u64,
 }
@@ -249,6 +319,13 @@ impl Analysis<'_, '_, '_> {
                     continue;
                 }
                 if let Some(why) = self.narrow(inst, e, i, c)? {
+                    if self.coarse {
+                        // Coarse mode: the first access a copy conflicts
+                        // with waits for all of it (every copy it touches).
+                        state.remove(c);
+                        full.push((c, FullReason::CoarseAccess(why)));
+                        continue;
+                    }
                     narrow.push((i, why, c));
                     break;
                 }
@@ -258,7 +335,10 @@ impl Analysis<'_, '_, '_> {
     }
 }
 
-/// Computes where the copies of `function` need syncs.
+/// Computes where the copies of `function` need syncs. In `coarse` mode
+/// an access that conflicts with a pending copy waits for the whole copy
+/// (fewer, larger syncs: the fallback for functions that would need too
+/// many narrow ones).
 ///
 /// # Errors
 /// [`OverBudget`] when the function needs more than `max_queries` alias
@@ -269,6 +349,7 @@ pub fn plan(
     eb: &EffectBuilder<'_, '_>,
     copies: &[PendingCopy],
     max_queries: u64,
+    coarse: bool,
 ) -> Result<Plan, OverBudget> {
     let rpo = reverse_post_order(function);
     let index: HashMap<LLVMBasicBlockRef, usize> = rpo.iter().enumerate().map(|(i, &b)| (b, i)).collect();
@@ -303,7 +384,15 @@ pub fn plan(
         body.push(v);
     }
 
-    let mut an = Analysis { eb, fa, copies, full_memo: FastMap::default(), narrow_memo: FastMap::default(), max_queries };
+    let mut an = Analysis {
+        eb,
+        fa,
+        copies,
+        full_memo: FastMap::default(),
+        narrow_memo: FastMap::default(),
+        max_queries,
+        coarse,
+    };
     let n = copies.len();
     let mut out: Vec<BitSet> = vec![BitSet::new(n); rpo.len()];
     let input = |out: &Vec<BitSet>, preds: &Vec<usize>| {
@@ -328,62 +417,199 @@ pub fn plan(
         }
     }
 
-    // Final walk at the fixed point: record the syncs.
+    // Ready ranges (must-analysis) at block entries, then the final walk
+    // that records the syncs; both use `walk_block`.
+    let mut ready_out: Vec<Option<Ready>> = vec![None; rpo.len()];
+    let ready_in = |ready_out: &Vec<Option<Ready>>, b: usize| -> Ready {
+        let mut it = preds[b].iter().filter_map(|&p| ready_out[p].as_ref());
+        match it.next() {
+            None => Ready::default(),
+            Some(first) => it.fold(first.clone(), |acc, r| acc.meet(r)),
+        }
+    };
+    let mut walker = Walker { an: &mut an, cx: eb.cx };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..rpo.len() {
+            let state = input(&out, &preds[b]);
+            let ready = ready_in(&ready_out, b);
+            let r = walker.walk_block(&body[b], state, ready, None)?;
+            if ready_out[b].as_ref() != Some(&r) {
+                ready_out[b] = Some(r);
+                changed = true;
+            }
+        }
+    }
     let mut multi_instance = vec![false; n];
     let mut points = Vec::new();
     for b in 0..rpo.len() {
-        let mut state = input(&out, &preds[b]);
+        let state = input(&out, &preds[b]);
         if state.is_empty() && body[b].iter().all(|(_, e)| e.submits.is_none()) {
             continue;
         }
         let in_loop = fa.loop_depth(rpo[b]) > 0;
-        // Narrow syncs already done in this block since the last submission.
-        let mut synced: Vec<(LLVMValueRef, AccessSize)> = Vec::new();
-        for (inst, e) in &body[b] {
-            if let Some(c) = e.submits {
-                if state.contains(c) {
-                    multi_instance[c] = true;
-                }
-                synced.clear();
-            }
-            if e.user_submission {
-                synced.clear();
-            }
-            let (full, narrow_hits) = an.transfer(*inst, e, &mut state)?;
-            let mut narrow: Vec<NarrowSync> = Vec::new();
-            for (i, reason, copy) in narrow_hits {
-                let access = e.accesses[i];
-                if narrow.iter().any(|n| n.access == access) || covered(&synced, &access) {
-                    continue;
-                }
-                let object = crate::context::underlying_object(access.ptr);
-                narrow.push(NarrowSync { access, object, reason, copy });
-            }
-            for n in &narrow {
-                synced.push((n.access.ptr, n.access.size));
-            }
-            if !full.is_empty() || !narrow.is_empty() {
-                points.push(SyncPoint { before: *inst, narrow, full, in_loop, callee: e.callee.clone() });
-            }
-        }
+        let ready = ready_in(&ready_out, b);
+        let mut rec = Recording { points: &mut points, multi_instance: &mut multi_instance, in_loop };
+        walker.walk_block(&body[b], state, ready, Some(&mut rec))?;
     }
-    let mut narrow_per_object = HashMap::new();
-    for n in points.iter().flat_map(|p| &p.narrow) {
-        *narrow_per_object.entry(n.object).or_insert(0) += 1;
-    }
-    Ok(Plan { points, multi_instance, reachable, user_submissions, narrow_per_object })
+    Ok(Plan { points, multi_instance, reachable, user_submissions })
 }
 
-/// Whether an earlier narrow sync in the block already covers `a`.
-fn covered(synced: &[(LLVMValueRef, AccessSize)], a: &Access) -> bool {
-    synced.iter().any(|&(p, s)| {
-        p == a.ptr
-            && match (s, a.size) {
-                (AccessSize::Const(x), AccessSize::Const(y)) => y <= x,
-                (AccessSize::Value(x), AccessSize::Value(y)) => x == y,
-                _ => false,
+/// The instructions of straight-line work between copy `c` and its first
+/// whole-copy sync, when that sync follows on every path within `limit`
+/// instructions (following unconditional branches; a call or a branch on a
+/// condition counts as enough work). `None`: enough overlap, or `limit` 0.
+pub fn work_before_sync(copies: &[PendingCopy], plan: &Plan, c: usize, limit: u64) -> Option<u64> {
+    if limit == 0 || !plan.reachable[c] {
+        return None;
+    }
+    let syncs: HashSet<LLVMValueRef> =
+        plan.points.iter().filter(|p| p.full.iter().any(|&(k, _)| k == c)).map(|p| p.before).collect();
+    let mut inst = ir::next_instruction(copies[c].call.call);
+    let mut work = 0u64;
+    let mut blocks = 0;
+    while let Some(i) = inst {
+        if syncs.contains(&i) {
+            return Some(work);
+        }
+        match ir::opcode(i) {
+            LLVMOpcode::LLVMBr if ir::num_successors(i) == 1 => {
+                blocks += 1;
+                if blocks > 8 {
+                    return None;
+                }
+                inst = ir::first_non_phi(ir::successors(ir::parent_block(i))[0]);
+                continue;
             }
-    })
+            LLVMOpcode::LLVMCall if ir::is_debug_or_marker(i) => {}
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => return None,
+            LLVMOpcode::LLVMPHI => {}
+            _ if ir::is_terminator(i) => return None,
+            _ => work += 1,
+        }
+        if work >= limit {
+            return None;
+        }
+        inst = ir::next_instruction(i);
+    }
+    None
+}
+
+struct Recording<'a> {
+    points: &'a mut Vec<SyncPoint>,
+    multi_instance: &'a mut [bool],
+    in_loop: bool,
+}
+
+struct Walker<'w, 'a, 'b, 'm> {
+    an: &'w mut Analysis<'a, 'b, 'm>,
+    cx: &'a crate::context::ModuleContext<'m>,
+}
+
+impl Walker<'_, '_, '_, '_> {
+    /// Walks one block from its entry state: applies every instruction to
+    /// the pending set, skips narrow syncs of ready ranges, groups the rest
+    /// by base pointer (one sync over the hull at the first access of a
+    /// group), and records the sync points when `rec` is given. Returns the
+    /// ready ranges at the block's end.
+    fn walk_block(
+        &mut self,
+        body: &[(LLVMValueRef, Effect)],
+        mut state: BitSet,
+        mut ready: Ready,
+        mut rec: Option<&mut Recording<'_>>,
+    ) -> Result<Ready, OverBudget> {
+        // Open groups of this segment: base -> (point index, narrow index).
+        let mut groups: Vec<(LLVMValueRef, usize, usize)> = Vec::new();
+        for (inst, e) in body {
+            if let Some(c) = e.submits {
+                if let Some(r) = rec.as_deref_mut() {
+                    if state.contains(c) {
+                        r.multi_instance[c] = true;
+                    }
+                }
+            }
+            if e.submits.is_some() || e.user_submission {
+                ready = Ready::default();
+                groups.clear();
+            }
+            let (full, narrow_hits) = self.an.transfer(*inst, e, &mut state)?;
+            let mut new_narrow: Vec<NarrowSync> = Vec::new();
+            let mut seen: Vec<usize> = Vec::new();
+            for (i, reason, copy) in narrow_hits {
+                if seen.contains(&i) {
+                    continue;
+                }
+                seen.push(i);
+                let access = e.accesses[i];
+                let object = crate::context::underlying_object(access.ptr);
+                let AccessSize::Const(size) = access.size else {
+                    let AccessSize::Value(len) = access.size else { unreachable!("narrow accesses are syncable") };
+                    new_narrow.push(NarrowSync {
+                        range: SyncRange::Dynamic { ptr: access.ptr, len },
+                        covers: 1,
+                        object,
+                        reason,
+                        copy,
+                    });
+                    continue;
+                };
+                let (base, off) = match self.cx.base_offset(access.ptr) {
+                    (b, o) if ir::is_ptr_as0(b) => (b, o),
+                    _ => (access.ptr, 0),
+                };
+                let (lo, hi) = (off, off.saturating_add(size as i64));
+                if ready.covers(base, lo, hi) {
+                    continue;
+                }
+                // Join an open group on the same base if the hull stays small.
+                let mut joined = false;
+                if let Some(r) = rec.as_deref_mut() {
+                    if let Some(&(_, p, k)) = groups.iter().find(|&&(b, _, _)| b == base) {
+                        if let SyncRange::Bytes { offset, len, .. } = r.points[p].narrow[k].range {
+                            let (glo, ghi) = (offset.min(lo), (offset + len as i64).max(hi));
+                            if (ghi - glo) as u64 <= MAX_HULL {
+                                let n = &mut r.points[p].narrow[k];
+                                n.range = SyncRange::Bytes { base, offset: glo, len: (ghi - glo) as u64 };
+                                n.covers += 1;
+                                joined = true;
+                            }
+                        }
+                    }
+                }
+                if !joined {
+                    new_narrow.push(NarrowSync {
+                        range: SyncRange::Bytes { base, offset: lo, len: size },
+                        covers: 1,
+                        object,
+                        reason,
+                        copy,
+                    });
+                }
+                ready.add(base, lo, hi);
+            }
+            if let Some(r) = rec.as_deref_mut() {
+                if !full.is_empty() || !new_narrow.is_empty() {
+                    let p = r.points.len();
+                    for (k, n) in new_narrow.iter().enumerate() {
+                        if let SyncRange::Bytes { base, .. } = n.range {
+                            groups.retain(|&(b, _, _)| b != base);
+                            groups.push((base, p, k));
+                        }
+                    }
+                    r.points.push(SyncPoint {
+                        before: *inst,
+                        narrow: new_narrow,
+                        full,
+                        in_loop: r.in_loop,
+                        callee: e.callee.clone(),
+                    });
+                }
+            }
+        }
+        Ok(ready)
+    }
 }
 
 #[cfg(test)]
@@ -407,16 +633,18 @@ mod tests {
     }
 
     #[test]
-    fn an_earlier_narrow_sync_covers_only_the_same_or_smaller_access() {
-        let p = 0x1000 as LLVMValueRef;
-        let q = 0x2000 as LLVMValueRef;
-        let n = 0x3000 as LLVMValueRef;
-        let synced = [(p, AccessSize::Const(8)), (q, AccessSize::Value(n))];
-        let access = |ptr, size| Access { ptr, size, reads: true, writes: false };
-        assert!(covered(&synced, &access(p, AccessSize::Const(4))));
-        assert!(!covered(&synced, &access(p, AccessSize::Const(16))));
-        assert!(covered(&synced, &access(q, AccessSize::Value(n))));
-        assert!(!covered(&synced, &access(q, AccessSize::Const(1))));
-        assert!(!covered(&synced, &access(n, AccessSize::Const(1))));
+    fn ready_ranges_cover_contained_ranges_and_meet_by_intersection() {
+        let (p, q) = (0x1000 as LLVMValueRef, 0x2000 as LLVMValueRef);
+        let mut a = Ready::default();
+        a.add(p, 0, 16);
+        a.add(q, 8, 12);
+        assert!(a.covers(p, 4, 8) && a.covers(p, 0, 16));
+        assert!(!a.covers(p, 8, 24) && !a.covers(q, 0, 4));
+        let mut b = Ready::default();
+        b.add(p, 4, 8);
+        b.add(q, 0, 32);
+        let m = a.meet(&b);
+        assert!(m.covers(p, 4, 8) && m.covers(q, 8, 12));
+        assert!(!m.covers(p, 0, 16) && !m.covers(q, 0, 32));
     }
 }

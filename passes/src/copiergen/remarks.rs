@@ -6,7 +6,7 @@
 //! |--------|------------------|-------------------|------|
 //! | passed | `AsyncCopy`      | the copy          | `memcpy of 65536 bytes rewritten to amemcpy` |
 //! | passed | `Csync`          | the guarded access| `csync(ptr, 4 bytes) before load at f.c:9:5: it may read the destination of memcpy at f.c:7:3` |
-//! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` |
+//! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` (one per group: `... covering 3 accesses`) |
 //! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
@@ -15,7 +15,7 @@
 use super::candidates::{CopyCall, CopyForm, CopyKind, ObjectSizeCheck, SkipReason};
 use super::effects::{AccessSize, FullReason, NarrowReason};
 use super::emit;
-use super::placement::{PendingCopy, Plan, SyncPoint};
+use super::placement::{PendingCopy, Plan, SyncPoint, SyncRange};
 use crate::context::{FunctionAnalyses, RemarkKind};
 use crate::ir;
 use copier_abi::symbols;
@@ -76,6 +76,15 @@ fn describe(inst: LLVMValueRef, callee: Option<&str>) -> String {
 
 fn full_reason(r: FullReason) -> &'static str {
     match r {
+        FullReason::CoarseAccess(NarrowReason::ReadsDst) => {
+            "it may read the destination, in a function with too many accesses to guard one by one (-copiergen-max-narrow)"
+        }
+        FullReason::CoarseAccess(NarrowReason::WritesDst) => {
+            "it may write the destination, in a function with too many accesses to guard one by one (-copiergen-max-narrow)"
+        }
+        FullReason::CoarseAccess(NarrowReason::WritesSrc) => {
+            "it may write the source, in a function with too many accesses to guard one by one (-copiergen-max-narrow)"
+        }
         FullReason::Return => "a pending copy must not outlive the function",
         FullReason::Resume => "unwinding leaves the function",
         FullReason::MustTail => "the frame ends at a musttail call",
@@ -155,14 +164,18 @@ pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
 pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan, point: &SyncPoint, window: bool) {
     let guarded = describe(point.before, point.callee.as_deref());
     for n in &point.narrow {
-        let windowed = plan.windowed(point, n, window);
-        let (name, what) = if windowed {
-            ("CsyncWindow", format!("windowed {} (inline ready-window check)", symbols::CSYNC_READY_END))
-        } else {
-            ("Csync", format!("{}(ptr, {})", symbols::CSYNC, size_display(n.access.size)))
+        let windowed = plan.windowed(point, window);
+        let size = match n.range {
+            SyncRange::Bytes { len, .. } => size_display(AccessSize::Const(len)),
+            SyncRange::Dynamic { .. } => size_display(AccessSize::Value(std::ptr::null_mut())),
         };
-        let what = if name == "CsyncWindow" { format!("{what} of {}", size_display(n.access.size)) } else { what };
-        let in_loop = if windowed && point.in_loop { " in a loop" } else { "" };
+        let (name, what) = if windowed {
+            ("CsyncWindow", format!("windowed {} (inline ready-window check) of {size}", symbols::CSYNC_READY_END))
+        } else {
+            ("Csync", format!("{}(ptr, {size})", symbols::CSYNC))
+        };
+        let what = if n.covers > 1 { format!("{what} covering {} accesses", n.covers) } else { what };
+        let in_loop = if windowed { " in a loop" } else { "" };
         fa.remark(
             RemarkKind::Passed,
             name,
