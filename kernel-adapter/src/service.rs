@@ -362,7 +362,7 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
         }
         core::hint::spin_loop();
         i = i.wrapping_add(1);
-        if i % 64 == 0 && now_ns() - start > 20_000 {
+        if i.is_multiple_of(64) && now_ns() - start > 20_000 {
             WAITERS.fetch_add(1, Ordering::SeqCst);
             fence(Ordering::SeqCst);
             let seen = EPOCH.load(Ordering::SeqCst);
@@ -546,7 +546,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                         wait_until(|| can_progress(d, t.pos, k, hi));
                         continue;
                     }
-                    stack.extend(deps.drain(..));
+                    stack.append(&mut deps);
                     continue;
                 }
                 end = kb;
@@ -918,7 +918,7 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         count_inline();
         return 0;
     }
-    if n == 0 || dst as usize == src as usize {
+    if n == 0 || core::ptr::eq(dst.cast_const(), src) {
         if handler != 0 {
             call_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
         }
