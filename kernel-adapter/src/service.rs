@@ -382,6 +382,12 @@ fn can_progress(d: &Descriptor, pos: u64, k: u32, hi: u32) -> bool {
     d.pos() != pos || d.is_done(pos, k, k + 1) || d.any_unclaimed(k, hi)
 }
 
+/// Tracker lock held: the handler queue now holds `n` handlers (published
+/// before the retired task's slot is freed, see `csync_all`).
+pub fn note_handlers(n: usize) {
+    HANDLERS_QUEUED.store(n, Ordering::Release);
+}
+
 /// Free retired slots at the tail of `client`'s ring (tracker lock held).
 pub fn advance_tail(client: u16) {
     let Some(r) = client_at(client as usize).and_then(ring_of) else { return };
@@ -1221,7 +1227,10 @@ pub fn csync(addr: usize, n: usize) {
 /// `csync_all()`: return once every copy submitted before the call (by any
 /// thread) is complete and its completion handler has run.
 pub fn csync_all() {
-    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
+    // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
+    // the slot (tail), and a handler runner counts itself in
+    // HANDLERS_RUNNING before it takes the handler off the queue.
+    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
         if let Some(_busy) = Busy::enter() {
             let t0 = now_ns();
             let mut targets = Vec::new();
