@@ -235,6 +235,9 @@ pub fn entry(t: TaskRef) -> &'static Entry {
 }
 
 fn register_client() -> Option<&'static Client> {
+    // a memcpy the allocation below makes (interposed by amemcpy) must not
+    // come back here while CLIENT_LOCK is held
+    let _busy = Busy::enter()?;
     let _g = CLIENT_LOCK.lock();
     let n = NCLIENTS.load(Ordering::Relaxed);
     // adopt a client whose thread exited and whose queue is empty
@@ -359,7 +362,7 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
         }
         core::hint::spin_loop();
         i = i.wrapping_add(1);
-        if i % 64 == 0 && now_ns() - start > 20_000 {
+        if i.is_multiple_of(64) && now_ns() - start > 20_000 {
             WAITERS.fetch_add(1, Ordering::SeqCst);
             fence(Ordering::SeqCst);
             let seen = EPOCH.load(Ordering::SeqCst);
@@ -543,7 +546,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                         wait_until(|| can_progress(d, t.pos, k, hi));
                         continue;
                     }
-                    stack.extend(deps.drain(..));
+                    stack.append(&mut deps);
                     continue;
                 }
                 end = kb;
@@ -915,7 +918,7 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         count_inline();
         return 0;
     }
-    if n == 0 || dst as usize == src as usize {
+    if n == 0 || core::ptr::eq(dst.cast_const(), src) {
         if handler != 0 {
             call_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
         }
@@ -952,6 +955,13 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     let ring = match ring_of(client) {
         Some(r) => r,
         None => {
+            // building the ring moves entries with memcpy: an interposed
+            // memcpy must not come back here
+            let Some(_busy) = Busy::enter() else {
+                // SAFETY: caller contract.
+                unsafe { engine::move_bytes(dst, src, n) };
+                return 0;
+            };
             let r: &'static Ring<Entry> = Box::leak(Box::new(Ring::new(config::get(&opt::queue_depth), Entry::new)));
             client.ring.store(r as *const _ as *mut _, Ordering::Release);
             r
