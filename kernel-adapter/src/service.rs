@@ -916,12 +916,8 @@ fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
 /// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     call_submit_hook(dst as usize, src as usize, n, flags);
-    if n < config::get(&opt::threshold) && handler == 0 && nothing_pending() {
-        // inline fast path: nothing can conflict, copy here (no lock, no
-        // allocation, so no re-entrancy concern either)
-        // SAFETY: caller contract; overlap-safe.
-        unsafe { engine::move_bytes(dst, src, n) };
-        count_inline();
+    // SAFETY: caller contract.
+    if handler == 0 && unsafe { copy_inline(dst, src, n) } {
         return 0;
     }
     if n == 0 || core::ptr::eq(dst.cast_const(), src) {
@@ -1006,6 +1002,38 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         wake_service();
     }
     TaskRef { client: client.idx, pos }.handle()
+}
+
+/// Inline fast path of a submit without handler (inlined into the C entry
+/// points): below the threshold and with nothing pending anywhere, copy here
+/// — no lock, no allocation, so no re-entrancy concern either — and count
+/// it. Returns false when the full submit path must run. The caller has
+/// called the submit hook.
+///
+/// # Safety
+/// As [`submit`].
+#[inline(always)]
+pub unsafe fn copy_inline(dst: *mut u8, src: *const u8, n: usize) -> bool {
+    if n >= config::get(&opt::threshold) || !nothing_pending() {
+        return false;
+    }
+    if n <= 32 && (dst as usize).abs_diff(src as usize) >= n {
+        // SAFETY: disjoint ranges of at most 32 bytes (caller contract).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            engine::arch::x86_64::copy_le32(dst, src, n)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        // SAFETY: as above.
+        unsafe {
+            engine::move_bytes(dst, src, n)
+        };
+    } else {
+        // SAFETY: caller contract; overlap-safe.
+        unsafe { engine::move_bytes(dst, src, n) };
+    }
+    count_inline();
+    true
 }
 
 #[inline(always)]
