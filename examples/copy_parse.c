@@ -6,10 +6,11 @@
  * "Field: value" paragraphs) is read into an I/O buffer in large chunks;
  * each chunk is then copied into a message buffer with memcpy — as a
  * protocol stack copies from its receive buffer into the application's —
- * and parsed from there: paragraphs, fields, and an FNV-1a hash of every
- * `Package:` name with its `Installed-Size`. The copy is large and its
- * destination is read front to back, so a CopierGen build turns the memcpy
- * into amemcpy and the parse waits only for the bytes it reaches.
+ * and parsed from there by a streaming parser: paragraphs, fields, and an
+ * FNV-1a hash of every `Package:` name with its `Installed-Size`. The copy
+ * is large and its destination is read front to back, so a CopierGen build
+ * turns the memcpy into amemcpy and the parse waits only for the bytes it
+ * reaches (a windowed csync_ready_end in the loop).
  *
  * Build: copiergen cc -O2 examples/copy_parse.c -o copy_parse
  * Run:   COPIER_STATS=1 ./copy_parse [FILE] [ROUNDS]
@@ -28,45 +29,14 @@ struct totals {
     uint64_t paragraphs, fields, packages, installed_kib, hash;
 };
 
-static uint64_t fnv1a(uint64_t h, const char *p, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
+#define FNV_PRIME 1099511628211ULL
 
-/* Parse the complete lines of msg[0, len); returns the bytes consumed. */
-static size_t parse(const char *msg, size_t len, struct totals *t, int *in_para) {
-    size_t pos = 0;
-    for (;;) {
-        const char *nl = memchr(msg + pos, '\n', len - pos);
-        if (!nl)
-            return pos;
-        size_t line_len = (size_t)(nl - (msg + pos));
-        const char *line = msg + pos;
-        if (line_len == 0) {
-            *in_para = 0;
-        } else {
-            if (!*in_para) {
-                t->paragraphs++;
-                *in_para = 1;
-            }
-            if (line[0] != ' ' && line[0] != '\t' && memchr(line, ':', line_len))
-                t->fields++;
-            if (line_len > 9 && memcmp(line, "Package: ", 9) == 0) {
-                t->packages++;
-                t->hash = fnv1a(t->hash, line + 9, line_len - 9);
-            } else if (line_len > 16 && memcmp(line, "Installed-Size: ", 16) == 0) {
-                uint64_t kib = strtoull(line + 16, NULL, 10);
-                t->installed_kib += kib;
-                t->hash = fnv1a(t->hash, (const char *)&kib, sizeof kib);
-            }
-        }
-        pos += line_len + 1;
-    }
-}
+static const char PACKAGE[] = "Package: ";
+static const char INSTALLED[] = "Installed-Size: ";
 
+/* Reads the file chunk by chunk: read(2) into the receive buffer, memcpy
+ * into the message buffer, then a streaming parse of the message buffer
+ * front to back (line state survives chunk boundaries). */
 static int run(const char *path, struct totals *t) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
@@ -74,37 +44,79 @@ static int run(const char *path, struct totals *t) {
         return -1;
     }
     char *io = malloc(CHUNK);
-    /* Room for a partial line carried over plus one chunk. */
-    char *msg = malloc(2 * CHUNK);
+    char *msg = malloc(CHUNK);
     if (!io || !msg) {
         fprintf(stderr, "copy_parse: out of memory\n");
         exit(1);
     }
-    size_t carry = 0;
-    int in_para = 0;
+    /* Parser state, all locals: the current line's column and first byte,
+     * whether it has a ':', how far it matches each key, the number being
+     * read after "Installed-Size: ", and the running hash. */
+    uint64_t paragraphs = t->paragraphs, fields = t->fields, packages = t->packages;
+    uint64_t installed = t->installed_kib, hash = t->hash, kib = 0;
+    size_t col = 0;
+    int in_para = 0, colon = 0, first = 0, pkg = 1, inst = 1, digits = 1;
     for (;;) {
         ssize_t n = read(fd, io, CHUNK);
         if (n < 0) {
             perror("read");
             return -1;
         }
-        if (n == 0)
-            break;
-        if (carry + (size_t)n > 2 * CHUNK) {
-            fprintf(stderr, "copy_parse: line longer than %d bytes\n", CHUNK);
-            return -1;
-        }
         /* The copy: receive buffer -> message buffer. */
-        memcpy(msg + carry, io, (size_t)n);
-        size_t len = carry + (size_t)n;
-        size_t used = parse(msg, len, t, &in_para);
-        carry = len - used;
-        memmove(msg, msg + used, carry);
+        memcpy(msg, io, (size_t)n);
+        /* At end of file an unterminated last line still counts. */
+        size_t len = (size_t)n;
+        int eof = n == 0;
+        for (size_t i = 0; i < len + (size_t)(eof && col > 0); i++) {
+            char c = i < len ? msg[i] : '\n';
+            if (c != '\n') {
+                if (col == 0)
+                    first = c;
+                if (c == ':')
+                    colon = 1;
+                if (pkg && col < sizeof PACKAGE - 1)
+                    pkg = c == PACKAGE[col];
+                else if (pkg)
+                    hash = (hash ^ (unsigned char)c) * FNV_PRIME;
+                if (inst && col < sizeof INSTALLED - 1)
+                    inst = c == INSTALLED[col];
+                else if (inst && digits && c >= '0' && c <= '9')
+                    kib = kib * 10 + (uint64_t)(c - '0');
+                else if (inst)
+                    digits = 0;
+                col++;
+                continue;
+            }
+            if (col == 0) {
+                in_para = 0;
+            } else {
+                if (!in_para) {
+                    paragraphs++;
+                    in_para = 1;
+                }
+                if (first != ' ' && first != '\t' && colon)
+                    fields++;
+                if (pkg && col > sizeof PACKAGE - 1) {
+                    packages++;
+                } else if (inst && col > sizeof INSTALLED - 1) {
+                    installed += kib;
+                    for (size_t k = 0; k < sizeof kib; k++)
+                        hash = (hash ^ (unsigned char)(kib >> (8 * k))) * FNV_PRIME;
+                }
+            }
+            col = 0;
+            colon = 0;
+            pkg = inst = digits = 1;
+            kib = 0;
+        }
+        if (eof)
+            break;
     }
-    if (carry) {
-        msg[carry++] = '\n';
-        parse(msg, carry, t, &in_para);
-    }
+    t->paragraphs = paragraphs;
+    t->fields = fields;
+    t->packages = packages;
+    t->installed_kib = installed;
+    t->hash = hash;
     free(io);
     free(msg);
     close(fd);

@@ -6,13 +6,18 @@ use copier_bench::*;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
 
+// SAFETY (every `unsafe` block below): the buffers hold at least n bytes and
+// do not overlap; Copier copies are synced before the next iteration.
+
 fn copy_parse(c: &mut Criterion) {
     let mut g = c.benchmark_group("copy_parse");
     for &n in &[16usize << 10, 64 << 10, 1 << 20, 8 << 20] {
         let (src, dst) = (Buf::new(n, 1), Buf::new(n, 0));
         g.throughput(Throughput::Bytes(n as u64));
-        g.bench_with_input(BenchmarkId::new("memcpy", n), &n, |b, &n| b.iter(|| copy_parse_memcpy(dst.ptr(), src.ptr(), n, 4096, WALKS[0])));
-        g.bench_with_input(BenchmarkId::new("amemcpy", n), &n, |b, &n| b.iter(|| copy_parse_amemcpy(dst.ptr(), src.ptr(), n, 4096, WALKS[0])));
+        // SAFETY: see the note at the top.
+        g.bench_with_input(BenchmarkId::new("memcpy", n), &n, |b, &n| b.iter(|| unsafe { copy_parse_memcpy(dst.ptr(), src.ptr(), n, 4096, WALKS[0]) }));
+        // SAFETY: see the note at the top.
+        g.bench_with_input(BenchmarkId::new("amemcpy", n), &n, |b, &n| b.iter(|| unsafe { copy_parse_amemcpy(dst.ptr(), src.ptr(), n, 4096, WALKS[0]) }));
     }
     g.finish();
 }
@@ -32,10 +37,12 @@ fn small_and_large(c: &mut Criterion) {
     let (src, dst) = (Buf::new(big, 1), Buf::new(big, 0));
     for &n in &[256usize, 4096, big] {
         g.throughput(Throughput::Bytes(n as u64));
-        g.bench_with_input(BenchmarkId::new("memcpy", n), &n, |b, &n| b.iter(|| memcpy(dst.ptr(), src.ptr(), n)));
+        // SAFETY: see the note at the top.
+        g.bench_with_input(BenchmarkId::new("memcpy", n), &n, |b, &n| b.iter(|| unsafe { memcpy(dst.ptr(), src.ptr(), n) }));
         g.bench_with_input(BenchmarkId::new("amemcpy_csync", n), &n, |b, &n| {
             b.iter(|| {
-                acopy(dst.ptr(), src.ptr(), n);
+                // SAFETY: n-byte buffers, synced right after.
+                unsafe { acopy(dst.ptr(), src.ptr(), n) };
                 copier::capi::csync(dst.ptr() as *const _, n);
             })
         });

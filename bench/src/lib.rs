@@ -107,23 +107,33 @@ impl Drop for Buf {
 }
 
 /// glibc memcpy.
+///
+/// # Safety
+/// As `memcpy`.
 #[inline(always)]
-pub fn memcpy(dst: *mut u8, src: *const u8, n: usize) {
-    // SAFETY: callers pass valid disjoint ranges.
+pub unsafe fn memcpy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: forwarded caller contract.
     unsafe { libc::memcpy(dst as *mut c_void, src as *const c_void, n) };
 }
 
 /// libcopier amemcpy.
+///
+/// # Safety
+/// As `amemcpy`: valid disjoint ranges, synced before use.
 #[inline(always)]
-pub fn acopy(dst: *mut u8, src: *const u8, n: usize) {
-    // SAFETY: callers pass valid disjoint ranges and sync before use.
+pub unsafe fn acopy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: forwarded caller contract.
     unsafe { amemcpy(dst as *mut c_void, src as *const c_void, n) };
 }
 
 /// Copy-then-parse, baseline: memcpy, then walk the message in `seg`-byte
 /// steps. Returns the hash.
-pub fn copy_parse_memcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize, walk: Walk) -> u64 {
-    memcpy(dst, src, n);
+///
+/// # Safety
+/// `dst` and `src` valid for `n` bytes and disjoint.
+pub unsafe fn copy_parse_memcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize, walk: Walk) -> u64 {
+    // SAFETY: caller contract.
+    unsafe { memcpy(dst, src, n) };
     let (_, mut h, step) = walk;
     let mut off = 0;
     while off < n {
@@ -137,8 +147,12 @@ pub fn copy_parse_memcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize, wal
 
 /// Copy-then-parse with Copier: amemcpy, then walk segment by segment with a
 /// csync before each segment.
-pub fn copy_parse_amemcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize, walk: Walk) -> u64 {
-    acopy(dst, src, n);
+///
+/// # Safety
+/// `dst` and `src` valid for `n` bytes and disjoint.
+pub unsafe fn copy_parse_amemcpy(dst: *mut u8, src: *const u8, n: usize, seg: usize, walk: Walk) -> u64 {
+    // SAFETY: caller contract; every segment is synced before it is read.
+    unsafe { acopy(dst, src, n) };
     let (_, mut h, step) = walk;
     let mut off = 0;
     while off < n {
@@ -189,10 +203,11 @@ pub fn time(f: impl FnOnce()) -> f64 {
 /// Per-call ns of `amemcpy` submits of `n` bytes (batches of `k` distinct
 /// destinations; the copies are synced outside the timed region).
 pub fn submit_ns(dst: &Buf, src: &Buf, n: usize, k: usize) -> f64 {
+    assert!(k * n <= dst.len() && n <= src.len());
     let t = time(|| {
         for i in 0..k {
-            // SAFETY: k * n <= dst.len() (caller), src has n bytes.
-            acopy(unsafe { dst.ptr().add(i * n) }, src.ptr(), n);
+            // SAFETY: inside the buffers (asserted above); synced below.
+            unsafe { acopy(dst.ptr().add(i * n), src.ptr(), n) };
         }
     });
     csync_all();

@@ -88,7 +88,8 @@ fn copy_parse(quick: bool, regimes: &[String]) {
                     let s = next_src();
                     let d = if fresh { Some(Buf::fresh(n)) } else { None };
                     let dp = d.as_ref().map_or(dst.ptr(), |d| d.ptr());
-                    let t = time(|| ha = copy_parse_memcpy(dp, s, n, seg, walk));
+                    // SAFETY: dp and s hold n bytes each, disjoint.
+                    let t = time(|| ha = unsafe { copy_parse_memcpy(dp, s, n, seg, walk) });
                     drop(d);
                     t
                 },
@@ -96,7 +97,8 @@ fn copy_parse(quick: bool, regimes: &[String]) {
                     let s = next_src();
                     let d = if fresh { Some(Buf::fresh(n)) } else { None };
                     let dp = d.as_ref().map_or(dst.ptr(), |d| d.ptr());
-                    let t = time(|| hb = copy_parse_amemcpy(dp, s, n, seg, walk));
+                    // SAFETY: as above.
+                    let t = time(|| hb = unsafe { copy_parse_amemcpy(dp, s, n, seg, walk) });
                     drop(d);
                     t
                 },
@@ -116,7 +118,8 @@ fn copy_parse(quick: bool, regimes: &[String]) {
     // sanity: both sides compute the same result
     let (s, d1, d2) = (Buf::new(1 << 20, 3), Buf::new(1 << 20, 0), Buf::new(1 << 20, 0));
     for walk in WALKS {
-        assert_eq!(copy_parse_memcpy(d1.ptr(), s.ptr(), 1 << 20, seg, walk), copy_parse_amemcpy(d2.ptr(), s.ptr(), 1 << 20, seg, walk));
+        // SAFETY: 1 MiB buffers.
+        unsafe { assert_eq!(copy_parse_memcpy(d1.ptr(), s.ptr(), 1 << 20, seg, walk), copy_parse_amemcpy(d2.ptr(), s.ptr(), 1 << 20, seg, walk)) };
     }
 }
 
@@ -133,7 +136,8 @@ fn submit(quick: bool) {
 fn csync_done(quick: bool) {
     println!("# csync on finished data (nothing pending): per call; target <= 5 ns");
     let (src, dst) = (Buf::new(1 << 20, 1), Buf::new(1 << 20, 0));
-    acopy(dst.ptr(), src.ptr(), 1 << 20);
+    // SAFETY: 1 MiB buffers, synced right after.
+    unsafe { acopy(dst.ptr(), src.ptr(), 1 << 20) };
     copier::capi::csync_all();
     let mut v: Vec<f64> = (0..if quick { 20 } else { 200 }).map(|_| csync_done_ns(&dst, 10_000)).collect();
     let m = median(&mut v);
@@ -142,7 +146,8 @@ fn csync_done(quick: bool) {
     let (s2, d2) = (Buf::new(8 << 20, 1), Buf::new(8 << 20, 0));
     let mut v = Vec::new();
     for _ in 0..if quick { 5 } else { 50 } {
-        acopy(d2.ptr(), s2.ptr(), 8 << 20);
+        // SAFETY: 8 MiB buffers, synced below.
+        unsafe { acopy(d2.ptr(), s2.ptr(), 8 << 20) };
         v.push(csync_done_ns(&dst, 1000));
         copier::capi::csync_all();
     }
@@ -158,12 +163,14 @@ fn small(quick: bool) {
     for &n in &[64usize, 256, 1024, 4096, th / 2, th - 1] {
         let k = 256;
         let rounds = if quick { 51 } else { 1001 };
-        let stride = (n + 63) / 64 * 64;
+        let stride = n.div_ceil(64) * 64;
         let slots = (1 << 20) / stride;
         let (a, b) = ab(
             rounds,
-            || time(|| (0..k).for_each(|i| memcpy(unsafe_add(dst.ptr(), (i % slots) * stride), src.ptr(), n))),
-            || time(|| (0..k).for_each(|i| acopy(unsafe_add(dst.ptr(), (i % slots) * stride), src.ptr(), n))),
+            // SAFETY: slots * stride <= 1 MiB, n <= stride: inside the buffers
+            || time(|| (0..k).for_each(|i| unsafe { memcpy(unsafe_add(dst.ptr(), (i % slots) * stride), src.ptr(), n) })),
+            // SAFETY: as above; inline copies (below the threshold) complete at once
+            || time(|| (0..k).for_each(|i| unsafe { acopy(unsafe_add(dst.ptr(), (i % slots) * stride), src.ptr(), n) })),
         );
         let r = b / a;
         row(&format!("small {n}B x{k}"), a, b, r, if r <= 1.05 { "target met" } else { "target NOT met" });
@@ -181,10 +188,12 @@ fn bandwidth(quick: bool) {
         let rounds = if quick { 7 } else if n > 8 << 20 { 31 } else { 101 };
         let (a, b) = ab(
             rounds,
-            || time(|| memcpy(dst.ptr(), src.ptr(), n)),
+            // SAFETY: n-byte buffers.
+            || time(|| unsafe { memcpy(dst.ptr(), src.ptr(), n) }),
             || {
                 time(|| {
-                    acopy(dst.ptr(), src.ptr(), n);
+                    // SAFETY: n-byte buffers, synced right after.
+                    unsafe { acopy(dst.ptr(), src.ptr(), n) };
                     copier::capi::csync(dst.ptr() as *const _, n);
                 })
             },
@@ -213,14 +222,16 @@ fn threshold(quick: bool) {
             rounds,
             || {
                 time(|| {
-                    memcpy(dst.ptr(), src.ptr(), n);
+                    // SAFETY: n <= max bytes.
+                    unsafe { memcpy(dst.ptr(), src.ptr(), n) };
                     h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&other, n)));
                     h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&dst, n)));
                 })
             },
             || {
                 time(|| {
-                    acopy(dst.ptr(), src.ptr(), n);
+                    // SAFETY: n <= max bytes; synced before the use.
+                    unsafe { acopy(dst.ptr(), src.ptr(), n) };
                     h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&other, n)));
                     copier::capi::csync(dst.ptr() as *const _, n);
                     h.set(h.get() ^ fnv1a(FNV_OFFSET, view(&dst, n)));

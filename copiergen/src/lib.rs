@@ -144,6 +144,26 @@ pub fn lang_for_program(argv0: &std::ffi::OsStr) -> Option<Lang> {
     }
 }
 
+/// Exit code of an internal error (a bug in copiergen, or stdout closed
+/// under a `print`): one line on stderr, no backtrace.
+pub const EXIT_INTERNAL: i32 = 70;
+
+/// Replace Rust's panic report with one line and [`EXIT_INTERNAL`], so no
+/// backtrace or "run with RUST_BACKTRACE" hint ever reaches a build log.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("copiergen: internal error: {msg}{at}; please report it");
+        std::process::exit(EXIT_INTERNAL);
+    }));
+}
+
 /// copiergen's `main`: dispatch on the program name, then on the subcommand.
 /// Returns the process exit code.
 pub fn main_with(argv: Vec<OsString>) -> i32 {

@@ -389,3 +389,16 @@ fn classification_matches_clang_driver() {
         assert_eq!(inv.adds_plugin(), codegen || (links && !codegen && inv.sources == 0), "{line}: codegen? jobs:\n{jobs}");
     }
 }
+
+#[test]
+fn internal_errors_are_one_line_without_backtrace() {
+    let d = scratch("internal");
+    // stdout is a pipe nobody reads: printing fails (EPIPE) inside copiergen.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = run(cmd(COPIERGEN, &d).args(["print", "plugin"]).stdout(writer).env("RUST_BACKTRACE", "1"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(70), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("copiergen: internal error:") && !err.contains("stack backtrace"), "{err}");
+}

@@ -235,6 +235,9 @@ pub fn entry(t: TaskRef) -> &'static Entry {
 }
 
 fn register_client() -> Option<&'static Client> {
+    // a memcpy the allocation below makes (interposed by amemcpy) must not
+    // come back here while CLIENT_LOCK is held
+    let _busy = Busy::enter()?;
     let _g = CLIENT_LOCK.lock();
     let n = NCLIENTS.load(Ordering::Relaxed);
     // adopt a client whose thread exited and whose queue is empty
@@ -359,7 +362,7 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
         }
         core::hint::spin_loop();
         i = i.wrapping_add(1);
-        if i % 64 == 0 && now_ns() - start > 20_000 {
+        if i.is_multiple_of(64) && now_ns() - start > 20_000 {
             WAITERS.fetch_add(1, Ordering::SeqCst);
             fence(Ordering::SeqCst);
             let seen = EPOCH.load(Ordering::SeqCst);
@@ -377,6 +380,12 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
 /// segment of the range is unclaimed (given back, faulted, or never taken).
 fn can_progress(d: &Descriptor, pos: u64, k: u32, hi: u32) -> bool {
     d.pos() != pos || d.is_done(pos, k, k + 1) || d.any_unclaimed(k, hi)
+}
+
+/// Tracker lock held: the handler queue now holds `n` handlers (published
+/// before the retired task's slot is freed, see `csync_all`).
+pub fn note_handlers(n: usize) {
+    HANDLERS_QUEUED.store(n, Ordering::Release);
 }
 
 /// Free retired slots at the tail of `client`'s ring (tracker lock held).
@@ -543,7 +552,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                         wait_until(|| can_progress(d, t.pos, k, hi));
                         continue;
                     }
-                    stack.extend(deps.drain(..));
+                    stack.append(&mut deps);
                     continue;
                 }
                 end = kb;
@@ -907,15 +916,11 @@ fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
 /// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     call_submit_hook(dst as usize, src as usize, n, flags);
-    if n < config::get(&opt::threshold) && handler == 0 && nothing_pending() {
-        // inline fast path: nothing can conflict, copy here (no lock, no
-        // allocation, so no re-entrancy concern either)
-        // SAFETY: caller contract; overlap-safe.
-        unsafe { engine::move_bytes(dst, src, n) };
-        count_inline();
+    // SAFETY: caller contract.
+    if handler == 0 && unsafe { copy_inline(dst, src, n) } {
         return 0;
     }
-    if n == 0 || dst as usize == src as usize {
+    if n == 0 || core::ptr::eq(dst.cast_const(), src) {
         if handler != 0 {
             call_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
         }
@@ -952,6 +957,13 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     let ring = match ring_of(client) {
         Some(r) => r,
         None => {
+            // building the ring moves entries with memcpy: an interposed
+            // memcpy must not come back here
+            let Some(_busy) = Busy::enter() else {
+                // SAFETY: caller contract.
+                unsafe { engine::move_bytes(dst, src, n) };
+                return 0;
+            };
             let r: &'static Ring<Entry> = Box::leak(Box::new(Ring::new(config::get(&opt::queue_depth), Entry::new)));
             client.ring.store(r as *const _ as *mut _, Ordering::Release);
             r
@@ -990,6 +1002,38 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         wake_service();
     }
     TaskRef { client: client.idx, pos }.handle()
+}
+
+/// Inline fast path of a submit without handler (inlined into the C entry
+/// points): below the threshold and with nothing pending anywhere, copy here
+/// — no lock, no allocation, so no re-entrancy concern either — and count
+/// it. Returns false when the full submit path must run. The caller has
+/// called the submit hook.
+///
+/// # Safety
+/// As [`submit`].
+#[inline(always)]
+pub unsafe fn copy_inline(dst: *mut u8, src: *const u8, n: usize) -> bool {
+    if n >= config::get(&opt::threshold) || !nothing_pending() {
+        return false;
+    }
+    if n <= 32 && (dst as usize).abs_diff(src as usize) >= n {
+        // SAFETY: disjoint ranges of at most 32 bytes (caller contract).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            engine::arch::x86_64::copy_le32(dst, src, n)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        // SAFETY: as above.
+        unsafe {
+            engine::move_bytes(dst, src, n)
+        };
+    } else {
+        // SAFETY: caller contract; overlap-safe.
+        unsafe { engine::move_bytes(dst, src, n) };
+    }
+    count_inline();
+    true
 }
 
 #[inline(always)]
@@ -1211,7 +1255,10 @@ pub fn csync(addr: usize, n: usize) {
 /// `csync_all()`: return once every copy submitted before the call (by any
 /// thread) is complete and its completion handler has run.
 pub fn csync_all() {
-    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
+    // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
+    // the slot (tail), and a handler runner counts itself in
+    // HANDLERS_RUNNING before it takes the handler off the queue.
+    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
         if let Some(_busy) = Busy::enter() {
             let t0 = now_ns();
             let mut targets = Vec::new();

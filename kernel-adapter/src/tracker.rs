@@ -59,6 +59,7 @@ fn shift_acc(a: Acc, by: usize) -> Acc {
 }
 
 /// Non-overlapping runs of pending accesses keyed by start address.
+#[derive(Default)]
 pub struct RangeMap {
     runs: BTreeMap<usize, Run>,
 }
@@ -458,6 +459,7 @@ impl Tracker {
         let f = e.handler.load(Ordering::Relaxed);
         if f != 0 {
             self.handlers.push_back(HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: d, src: s, len: n });
+            crate::service::note_handlers(self.handlers.len());
         }
         e.desc.set_flags(RETIRED);
         crate::service::advance_tail(t.client);
@@ -495,7 +497,7 @@ fn merge_edges(edges: &mut Vec<Edge>) {
     if edges.len() < 2 {
         return;
     }
-    edges.sort_by(|a, b| (a.t.client, a.t.pos, a.t_off).cmp(&(b.t.client, b.t.pos, b.t_off)));
+    edges.sort_by_key(|e| (e.t.client, e.t.pos, e.t_off));
     let mut out: Vec<Edge> = Vec::with_capacity(edges.len());
     for e in edges.drain(..) {
         if let Some(l) = out.last_mut() {

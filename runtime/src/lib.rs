@@ -37,32 +37,36 @@ pub mod testing {
     pub use copier_adapter::service::{debug_pending, index_len, kill_service, nothing_pending, quiesce, service_running};
 }
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
 
-static INITED: AtomicBool = AtomicBool::new(false);
+/// 0: not initialized, 1: initializing, 2: done.
+static INIT: AtomicU8 = AtomicU8::new(0);
 
 /// Load options and register the exit and fork handlers (once). Called by
 /// the `.init_array` constructor and, in case a static link dropped it, by
 /// every submit path (one relaxed load).
 #[inline(always)]
 pub fn ensure_init() {
-    if !INITED.load(Ordering::Relaxed) {
+    if INIT.load(Ordering::Relaxed) != 2 {
         init_slow();
     }
 }
 
 #[cold]
 fn init_slow() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        copier_adapter::config::load_env();
-        // SAFETY: registering plain extern "C" callbacks.
-        unsafe {
-            libc::atexit(at_exit);
-            libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
-        }
-        INITED.store(true, Ordering::Release);
-    });
+    // Never wait here: reading the environment may itself call memcpy, and
+    // a program that interposes memcpy with amemcpy re-enters this function
+    // (calls made meanwhile use the default options).
+    if INIT.compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        return;
+    }
+    copier_adapter::config::load_env();
+    // SAFETY: registering plain extern "C" callbacks.
+    unsafe {
+        libc::atexit(at_exit);
+        libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
+    }
+    INIT.store(2, Ordering::Release);
 }
 
 extern "C" fn at_exit() {

@@ -88,7 +88,7 @@ fn run_stream(ops: &[Op], seed: u8) -> Result<usize, String> {
         Ok(())
     };
     for op in ops {
-        // SAFETY (every call below): ranges lie inside `pool`, which outlives
+        // SAFETY: (every call below) ranges lie inside `pool`, which outlives
         // the copies (csync_all at the end); the stream follows the csync
         // rules: reads and writes of the pool happen only after a csync of
         // exactly that range.
@@ -201,12 +201,10 @@ static OPS_RUN: AtomicUsize = AtomicUsize::new(0);
 #[test]
 fn matches_sequential_model() {
     copier::ensure_init();
-    for e in copier::options::apply("threshold=64:segment_size=256:queue_depth=32:lazy_window_us=300:exec_batch=2") {
-        panic!("{e}");
-    }
-    for e in copier::options::apply(&std::env::var("COPIER_MODEL_OPTIONS").unwrap_or_default()) {
-        panic!("{e}");
-    }
+    let errs = copier::options::apply("threshold=64:segment_size=256:queue_depth=32:lazy_window_us=300:exec_batch=2");
+    assert!(errs.is_empty(), "{errs:?}");
+    let errs = copier::options::apply(&std::env::var("COPIER_MODEL_OPTIONS").unwrap_or_default());
+    assert!(errs.is_empty(), "{errs:?}");
     let target: usize = std::env::var("COPIER_MODEL_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
     let cases = target.div_ceil(threads() * OPS / 2) as u32 + 1;
     let cfg = ProptestConfig { cases, failure_persistence: None, max_shrink_iters: std::env::var("COPIER_MODEL_SHRINK").ok().and_then(|v| v.parse().ok()).unwrap_or(200), ..ProptestConfig::default() };

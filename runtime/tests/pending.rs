@@ -10,9 +10,8 @@ use core::ffi::c_void;
 #[test]
 fn csync_executes_only_covering_segments() {
     copier::ensure_init();
-    for e in copier::options::apply("spawn=0:queue_depth=8192:threshold=1024:segment_size=4096") {
-        panic!("{e}");
-    }
+    let errs = copier::options::apply("spawn=0:queue_depth=8192:threshold=1024:segment_size=4096");
+    assert!(errs.is_empty(), "{errs:?}");
     let tasks = 4000;
     let n = 16 << 10; // 4 segments each
     let src: Vec<u8> = (0..n).map(|i| (i * 7) as u8).collect();

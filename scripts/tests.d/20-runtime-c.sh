@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fault stats; do
+for t in basic fork fault stats interpose; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -27,6 +27,11 @@ for opts in "" "queue_depth=2" "service=0" "spawn=0" "segment_size=64k:exec_batc
   for bin in basic basic-static fork; do
     if COPIER_OPTIONS="$opts" timeout 120 "$out/$bin" >/dev/null; then ok "$bin [$opts]"; else ko "$bin [$opts] (exit $?)"; fi
   done
+done
+
+# memcpy/memmove interposed by amemcpy: the runtime's own copies re-enter it
+for opts in "" "threshold=0" "spawn=0"; do
+  if COPIER_OPTIONS="$opts" timeout 120 "$out/interpose" >/dev/null; then ok "interpose [$opts]"; else ko "interpose [$opts] (exit $?)"; fi
 done
 
 # bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang

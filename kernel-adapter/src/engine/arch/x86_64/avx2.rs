@@ -25,7 +25,7 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
 
 #[target_feature(enable = "avx2")]
 unsafe fn copy_avx2(dst: *mut u8, src: *const u8, n: usize) {
-    // SAFETY (whole body): every load reads [0, n) of src and every store
+    // SAFETY: (whole body) every load reads [0, n) of src and every store
     // writes [0, n) of dst; caller guarantees both valid and disjoint.
     unsafe {
         if n <= 32 {
