@@ -322,6 +322,20 @@ LLVMValueRef cg_base_offset(LLVMModuleRef M, LLVMValueRef V, int64_t *Offset) {
   return wrap(Base);
 }
 
+/// Whether F's body is the one calls from this module run: an exact
+/// definition (not linkonce/weak/available_externally, whose chosen copy may
+/// come from another module) that cannot be interposed.
+bool cg_is_exact_definition(LLVMValueRef CF) {
+  const Function *F = unwrap<Function>(CF);
+  return !F->isDeclaration() && F->isDefinitionExact() && !F->isInterposable();
+}
+
+/// Whether V is a global variable marked constant (read-only memory).
+bool cg_is_constant_global(LLVMValueRef V) {
+  const auto *GV = dyn_cast<GlobalVariable>(unwrap(V));
+  return GV && GV->isConstant();
+}
+
 /// Classifies an underlying object (CgObjectKind).
 uint8_t cg_object_kind(LLVMValueRef CV) {
   const Value *V = unwrap(CV);
@@ -386,6 +400,8 @@ uint32_t cg_call_props(CgFunctionCtx *Ctx, LLVMValueRef CCall) {
     P |= CG_CALL_INTRINSIC;
   if (!CB->hasFnAttr(Attribute::NoFree))
     P |= CG_CALL_MAY_FREE;
+  if (CB->onlyAccessesInaccessibleMemOrArgMem())
+    P |= CG_CALL_ARGMEM_ONLY;
   LibFunc LF;
   if (const Function *Callee = CB->getCalledFunction())
     if (Ctx->TLI.getLibFunc(*Callee, LF) && Ctx->TLI.has(LF))

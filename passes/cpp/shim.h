@@ -125,6 +125,8 @@ enum CgCallProp : uint32_t {
   CG_CALL_INTRINSIC = 1u << 10,
   /// The call may free memory (no `nofree`).
   CG_CALL_MAY_FREE = 1u << 11,
+  /// The call accesses at most argument and inaccessible memory.
+  CG_CALL_ARGMEM_ONLY = 1u << 12,
 };
 
 /// llvm::AtomicOrdering, strongest ordering of an instruction.

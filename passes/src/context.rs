@@ -207,6 +207,10 @@ impl CallProps {
     pub fn intrinsic(self) -> bool {
         self.0 & ffi::CG_CALL_INTRINSIC != 0
     }
+    /// Accesses at most argument and inaccessible memory.
+    pub fn argmem_only(self) -> bool {
+        self.0 & ffi::CG_CALL_ARGMEM_ONLY != 0
+    }
 }
 
 /// Kind of an optimization remark.
@@ -353,6 +357,20 @@ impl Drop for FunctionAnalyses<'_> {
 pub fn underlying_object(ptr: LLVMValueRef) -> LLVMValueRef {
     // SAFETY: `ptr` is a live value.
     unsafe { ffi::cg_underlying_object(ptr) }
+}
+
+/// Whether `function`'s body is the one every call from this module runs
+/// (exact, non-interposable definition).
+pub fn is_exact_definition(function: LLVMValueRef) -> bool {
+    // SAFETY: `function` is a live function.
+    unsafe { ffi::cg_is_exact_definition(function) }
+}
+
+/// Whether `object` is a constant global (read-only memory: never a
+/// copy's destination).
+pub fn is_constant_global(object: LLVMValueRef) -> bool {
+    // SAFETY: `object` is a live value.
+    unsafe { ffi::cg_is_constant_global(object) }
 }
 
 /// Classifies an underlying object.

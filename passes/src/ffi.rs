@@ -91,6 +91,7 @@ pub const CG_CALL_DOES_NOT_ACCESS_MEMORY: u32 = 1 << 8;
 pub const CG_CALL_ONLY_READS_MEMORY: u32 = 1 << 9;
 pub const CG_CALL_INTRINSIC: u32 = 1 << 10;
 pub const CG_CALL_MAY_FREE: u32 = 1 << 11;
+pub const CG_CALL_ARGMEM_ONLY: u32 = 1 << 12;
 
 pub const CG_ORDERING_RELEASE: u8 = 5;
 
@@ -145,6 +146,8 @@ unsafe extern "C" {
     ) -> u8;
     pub fn cg_underlying_object(v: LLVMValueRef) -> LLVMValueRef;
     pub fn cg_object_kind(v: LLVMValueRef) -> u8;
+    pub fn cg_is_exact_definition(f: LLVMValueRef) -> bool;
+    pub fn cg_is_constant_global(v: LLVMValueRef) -> bool;
     pub fn cg_base_offset(m: LLVMModuleRef, v: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;

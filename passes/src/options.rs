@@ -93,6 +93,14 @@ pub static MAX_NARROW: PluginOption = PluginOption {
     default: OptionDefault::Uint(32),
 };
 
+/// `-copiergen-guard-callees=false` turns off guarded callees: every call
+/// that may touch a pending copy's buffers waits for the whole copy first.
+pub static GUARD_CALLEES: PluginOption = PluginOption {
+    name: "copiergen-guard-callees",
+    help: "Let module functions called with pending copies wait inside (guarded callees) instead of before the call",
+    default: OptionDefault::Bool(true),
+};
+
 /// `-copiergen-disable`: the automatically scheduled run (clang
 /// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
 pub static DISABLE: PluginOption = PluginOption {
@@ -102,7 +110,7 @@ pub static DISABLE: PluginOption = PluginOption {
 };
 
 /// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
 
 impl PluginOption {
     fn index(&'static self) -> usize {

@@ -50,7 +50,8 @@ use crate::context::{self, FunctionAnalyses, LocSize, Location, ModuleContext, O
 use crate::ir;
 use inkwell::llvm_sys::LLVMOpcode;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// Size of an access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,6 +127,9 @@ pub enum FullReason {
     ProcessOperation,
     /// A coroutine intrinsic that may suspend the frame.
     Coroutine,
+    /// A guarded function's call that may touch memory a caller's copy may
+    /// still be writing.
+    CallerBuffers,
     /// Inline asm gets a pointer that may point into a buffer.
     AsmOperand,
     /// An access with a known extent, in a function with too many of them
@@ -146,6 +150,7 @@ impl FullReason {
                 | FullReason::MayNotReturn
                 | FullReason::AsmOperand
                 | FullReason::CoarseAccess(_)
+                | FullReason::CallerBuffers
         )
     }
 }
@@ -185,6 +190,8 @@ pub struct Effect {
     pub callee: Option<String>,
     /// The callee releases memory (`free`, `realloc`, `munmap`, `delete`).
     pub frees: bool,
+    /// A call to a guarded function (no sync needed for it).
+    pub guarded_call: bool,
     /// Pointer operands of inline asm: asm without a memory clobber may
     /// still dereference them (the compiler does not see it), so a buffer
     /// they may point into is synced whole.
@@ -234,6 +241,10 @@ pub struct CopyFacts {
     /// Leaving the frame abnormally cannot expose or kill the buffers (both
     /// are non-captured heap objects and the function has no `setjmp`).
     pub frame_exempt: bool,
+    /// The *callers' copies* of a guarded function: whatever its callers
+    /// left pending, anywhere in memory the function does not own. `dst` and
+    /// `src` are not used (null); syncing it whole is `csync_all`.
+    pub callers: bool,
 }
 
 /// Whether `object` is memory no other code (thread, callee, caller) can
@@ -263,7 +274,15 @@ impl CopyFacts {
             src: Location { ptr: src, size },
             shared: !(is_private_object(fa, dst_obj) && is_private_object(fa, src_obj)),
             frame_exempt: !has_setjmp && is_private_heap(fa, dst_obj) && is_private_heap(fa, src_obj),
+            callers: false,
         }
+    }
+
+    /// The callers' pending copies of a guarded function (see
+    /// [`CopyFacts::callers`]).
+    pub fn callers() -> CopyFacts {
+        let none = Location { ptr: std::ptr::null_mut(), size: LocSize::Unknown };
+        CopyFacts { dst: none, src: none, shared: true, frame_exempt: false, callers: true }
     }
 }
 
@@ -335,9 +354,74 @@ pub struct EffectBuilder<'a, 'm> {
     /// The analysed function is `nounwind`: an exception cannot leave it
     /// (it would terminate the program), so only `longjmp`-like exits count.
     pub function_nounwind: bool,
+    /// Guarded functions of the module: they sync whatever their callers
+    /// left pending before touching it, so calls to them need no sync.
+    pub guarded: &'a HashSet<LLVMValueRef>,
+    /// Cache of [`is_private_object`] per underlying object.
+    pub private_cache: RefCell<HashMap<LLVMValueRef, bool>>,
 }
 
 impl EffectBuilder<'_, '_> {
+    /// Whether `ptr` points into memory only this function can name (see
+    /// [`is_private_object`]), or into read-only memory.
+    fn owned_or_constant(&self, ptr: LLVMValueRef) -> bool {
+        let object = context::underlying_object(ptr);
+        if let Some(&p) = self.private_cache.borrow().get(&object) {
+            return p;
+        }
+        let p = context::is_constant_global(object) || is_private_object(self.fa, object);
+        self.private_cache.borrow_mut().insert(object, p);
+        p
+    }
+
+    /// What the callers' pending copies need before `inst` (a guarded
+    /// function's own accesses of memory it does not own, and every way
+    /// memory leaves its control).
+    fn callers_full_conflict(&self, inst: LLVMValueRef, e: &Effect) -> Option<FullReason> {
+        match e.sync_all {
+            // A normal return hands the callers' copies back to the callers,
+            // which still track them.
+            Some(FullReasonCell(FullReason::Return)) => return None,
+            Some(FullReasonCell(r)) => return Some(r),
+            None => {}
+        }
+        if e.submits.is_some() {
+            return None;
+        }
+        if let Some(FullReasonCell(r)) = e.release {
+            return Some(r);
+        }
+        if let Some(v) = e.escapes {
+            if !self.owned_or_constant(v) {
+                return Some(FullReason::PointerEscape);
+            }
+        }
+        if e.asm_pointers.iter().any(|&p| !self.owned_or_constant(p)) {
+            return Some(FullReason::AsmOperand);
+        }
+        if e.accesses.iter().any(|a| !a.syncable() && !self.owned_or_constant(a.ptr)) {
+            return Some(FullReason::UnknownAccess);
+        }
+        if e.opaque {
+            let is_call = matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
+            let private_args = is_call && {
+                let props = self.fa.call_props(inst);
+                props.argmem_only()
+                    && (0..ir::num_args(inst))
+                        .map(|i| ir::arg(inst, i))
+                        .filter(|&a| ir::address_space(a).is_some())
+                        .all(|a| self.owned_or_constant(a))
+            };
+            if !private_args {
+                return Some(if e.frees { FullReason::Free } else { FullReason::CallerBuffers });
+            }
+        }
+        if let Some(FullReasonCell(r)) = e.leaves_frame {
+            return Some(r);
+        }
+        None
+    }
+
     fn type_size(&self, v: LLVMValueRef) -> AccessSize {
         self.cx.store_size(ir::type_of(v)).map_or(AccessSize::Unknown, AccessSize::Const)
     }
@@ -421,6 +505,12 @@ impl EffectBuilder<'_, '_> {
             e.sync_all = Some(FullReasonCell(FullReason::MustTail));
             return;
         }
+        if callee.is_some_and(|f| self.guarded.contains(&f)) {
+            // A guarded callee syncs whatever it touches of our pending
+            // copies, and everything before any way out but a return.
+            e.guarded_call = true;
+            return;
+        }
         if props.inline_asm() {
             e.opaque = !props.does_not_access_memory();
             e.asm_pointers = (0..ir::num_args(inst)).map(|i| ir::arg(inst, i)).filter(|&a| ir::address_space(a).is_some()).collect();
@@ -492,6 +582,9 @@ impl EffectBuilder<'_, '_> {
     /// (see [`Self::narrow_conflict`]), except when the extent cannot be
     /// named in a narrow sync.
     pub fn full_conflict(&self, inst: LLVMValueRef, e: &Effect, c: &CopyFacts) -> Option<FullReason> {
+        if c.callers {
+            return self.callers_full_conflict(inst, e);
+        }
         if let Some(FullReasonCell(r)) = e.sync_all {
             return Some(r);
         }
@@ -559,7 +652,12 @@ impl EffectBuilder<'_, '_> {
     /// Whether the access `e.accesses[i]` (syncable) touches the pending
     /// copy `c` in a way that needs its bytes synced first.
     pub fn narrow_conflict(&self, e: &Effect, i: usize, c: &CopyFacts) -> Option<NarrowReason> {
-        self.touches(&e.accesses[i], c)
+        let a = &e.accesses[i];
+        if c.callers {
+            return (!self.owned_or_constant(a.ptr))
+                .then_some(if a.writes { NarrowReason::WritesDst } else { NarrowReason::ReadsDst });
+        }
+        self.touches(a, c)
     }
 
     fn touches(&self, a: &Access, c: &CopyFacts) -> Option<NarrowReason> {

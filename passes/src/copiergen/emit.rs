@@ -338,3 +338,12 @@ pub fn apply(
         }
     }
 }
+
+/// Inserts `csync_all()` at the entry of the function analysed by `fa` (the
+/// fallback guard of a guarded function the analysis could not plan).
+pub fn sync_all_at_entry(module: LLVMModuleRef, fa: &FunctionAnalyses<'_>, rt: Runtime) {
+    fa.mark_changed();
+    let b = Builder::new(module);
+    b.position_before_no_loc(ir::entry_insertion_point(fa.function()));
+    b.call(rt.csync_all.ty, rt.csync_all.f, &[]);
+}

@@ -24,7 +24,7 @@ pub mod emit;
 pub mod placement;
 pub mod remarks;
 
-use crate::context::{FunctionAnalyses, ModuleContext, Severity};
+use crate::context::{self, FunctionAnalyses, ModuleContext, Severity};
 use crate::ir;
 use crate::options;
 use crate::registry::{ModulePass, Schedule};
@@ -33,7 +33,8 @@ use effects::{CopyFacts, EffectBuilder};
 use inkwell::llvm_sys::LLVMOpcode;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use placement::PendingCopy;
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// The CopierGen pass (`-passes=copiergen`, scheduled at the end of every
 /// default pipeline).
@@ -130,9 +131,11 @@ impl ModulePass for CopierGen {
         let definitions: Vec<LLVMValueRef> = ir::functions(cx.raw())
             .filter(|&f| !ir::is_declaration(f) && !ir::is_available_externally(f))
             .collect();
+        let guarded =
+            if options::GUARD_CALLEES.bool() { select_guarded(cx, &cfg, &ids, &definitions) } else { HashSet::new() };
         let mut changed = false;
         for f in definitions {
-            changed |= run_on_function(cx, &cfg, &ids, &mut runtime, f);
+            changed |= run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, f);
         }
         changed
     }
@@ -168,13 +171,15 @@ fn run_on_function(
     cfg: &Config,
     ids: &IntrinsicIds,
     runtime: &mut Option<Result<emit::Runtime, String>>,
+    guarded: &HashSet<LLVMValueRef>,
     f: LLVMValueRef,
 ) -> bool {
+    let is_guarded = guarded.contains(&f);
     let found: Vec<_> = ir::blocks(f)
         .flat_map(ir::instructions)
         .filter_map(|i| candidates::recognize(i, ids).map(|(k, form, name)| (i, k, form, name)))
         .collect();
-    if found.is_empty() || ir::has_fn_attr(f, "naked") {
+    if (found.is_empty() && !is_guarded) || ir::has_fn_attr(f, "naked") {
         return false;
     }
     let fa = cx.analyses(f);
@@ -205,7 +210,7 @@ fn run_on_function(
             }
         }
     }
-    if calls.is_empty() {
+    if calls.is_empty() && !is_guarded {
         return false;
     }
     let setjmp = has_setjmp(&fa, f);
@@ -221,26 +226,35 @@ fn run_on_function(
     let make_plan = |copies: &[PendingCopy]| {
         let candidate_index: HashMap<LLVMValueRef, usize> =
             copies.iter().enumerate().map(|(i, c)| (c.call.call, i)).collect();
-        let eb = EffectBuilder { cx, fa: &fa, ids, candidates: &candidate_index, function_nounwind };
-        let plan = placement::plan(f, &fa, &eb, copies, cfg.max_queries, false)?;
+        let eb = EffectBuilder {
+            cx,
+            fa: &fa,
+            ids,
+            candidates: &candidate_index,
+            function_nounwind,
+            guarded,
+            private_cache: RefCell::new(HashMap::new()),
+        };
+        let plan = placement::plan(f, &fa, &eb, copies, is_guarded, cfg.max_queries, false)?;
         if plan.narrow_count() as u64 > cfg.max_narrow {
-            return placement::plan(f, &fa, &eb, copies, cfg.max_queries, true);
+            return placement::plan(f, &fa, &eb, copies, is_guarded, cfg.max_queries, true);
         }
         Ok(plan)
     };
-    let over_budget = |over: placement::OverBudget, copies: &[PendingCopy]| {
+    let over_budget = |over: placement::OverBudget, copies: &[PendingCopy], runtime: &mut Option<_>| {
         if remarks {
             for c in copies {
                 let why = SkipReason::TooLarge(over.queries, cfg.max_queries);
                 remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
             }
         }
-        false
+        // Callers rely on a guarded function: wait for them at its entry.
+        is_guarded && guard_at_entry(cx, &fa, runtime)
     };
     let mut copies = copies;
     let mut plan = match make_plan(&copies) {
         Ok(p) => p,
-        Err(over) => return over_budget(over, &copies),
+        Err(over) => return over_budget(over, &copies, runtime),
     };
     // Copies waited for at once stay synchronous; plan again without them.
     let work: Vec<Option<u64>> =
@@ -258,15 +272,15 @@ fn run_on_function(
             }
         }
         copies = kept;
-        if copies.is_empty() {
+        if copies.is_empty() && !is_guarded {
             return false;
         }
         plan = match make_plan(&copies) {
             Ok(p) => p,
-            Err(over) => return over_budget(over, &copies),
+            Err(over) => return over_budget(over, &copies, runtime),
         };
     }
-    if !plan.reachable.iter().any(|&r| r) {
+    if !plan.reachable.iter().any(|&r| r) && !is_guarded {
         if remarks {
             for c in &copies {
                 remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
@@ -302,9 +316,114 @@ fn run_on_function(
         for point in &plan.points {
             remarks::sync_point(&fa, &copies, &plan, point, cfg.window);
         }
+        if is_guarded {
+            remarks::guarded(&fa, f);
+        }
     }
     emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window);
     true
+}
+
+/// Fallback for a guarded function the analysis cannot plan: wait for
+/// every pending copy at its entry.
+fn guard_at_entry(
+    cx: &ModuleContext<'_>,
+    fa: &FunctionAnalyses<'_>,
+    runtime: &mut Option<Result<emit::Runtime, String>>,
+) -> bool {
+    match runtime.get_or_insert_with(|| emit::Runtime::declare(cx.raw())) {
+        Ok(rt) => {
+            emit::sync_all_at_entry(cx.raw(), fa, *rt);
+            true
+        }
+        // Nothing in the module can be rewritten: no caller leaves a copy.
+        Err(_) => false,
+    }
+}
+
+/// Functions whose callers in this module need not sync for them: their
+/// bodies wait for whatever the callers left pending before touching it
+/// (the callers' copies, a pseudo-copy pending at their entry). Chosen where
+/// it moves a sync later: functions called while a copy the call may touch
+/// is pending, then (one level) the functions those call with memory the
+/// callee does not own. Only exact, non-interposable definitions (the body
+/// that runs is this one), at most [`MAX_GUARDED`] per module.
+fn select_guarded(
+    cx: &ModuleContext<'_>,
+    cfg: &Config,
+    ids: &IntrinsicIds,
+    definitions: &[LLVMValueRef],
+) -> HashSet<LLVMValueRef> {
+    let mut guarded = HashSet::new();
+    let eligible = |f: LLVMValueRef| {
+        context::is_exact_definition(f)
+            && !candidates::is_runtime_function(f)
+            && !ir::has_fn_attr(f, "naked")
+            && !has_funclets(f)
+            && ir::blocks(f).flat_map(ir::instructions).count() <= MAX_GUARDED_SIZE
+    };
+    let mut eligible_cache: HashMap<LLVMValueRef, bool> = HashMap::new();
+    let mut is_eligible = |f: LLVMValueRef| *eligible_cache.entry(f).or_insert_with(|| eligible(f));
+    let mut frontier = Vec::new();
+    for &x in definitions {
+        let copies: Vec<_> = ir::blocks(x)
+            .flat_map(ir::instructions)
+            .filter_map(|i| candidates::recognize(i, ids).and_then(|(k, form, n)| candidates::classify(i, k, form, n, cfg.threshold).ok()))
+            .collect();
+        if copies.is_empty() || candidates::is_runtime_function(x) || has_funclets(x) {
+            continue;
+        }
+        let fa = cx.analyses(x);
+        let facts: Vec<CopyFacts> = copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true)).collect();
+        for call in ir::blocks(x).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {
+            let Some(f) = ir::called_function(call) else { continue };
+            if guarded.contains(&f) || !is_eligible(f) {
+                continue;
+            }
+            let touches = facts.iter().any(|c| {
+                let d = fa.mod_ref(call, c.dst);
+                d.reads || d.writes || fa.mod_ref(call, c.src).writes
+            });
+            if touches && guarded.len() < MAX_GUARDED {
+                guarded.insert(f);
+                frontier.push(f);
+            }
+        }
+    }
+    // One level deeper: what the guarded functions call with memory they do
+    // not own would otherwise be a csync_all inside them.
+    for f in frontier {
+        for call in ir::blocks(f).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {
+            let Some(h) = ir::called_function(call) else { continue };
+            if guarded.len() >= MAX_GUARDED || guarded.contains(&h) || !is_eligible(h) {
+                continue;
+            }
+            let passes_pointers = (0..ir::num_args(call)).any(|i| ir::address_space(ir::arg(call, i)).is_some());
+            if passes_pointers {
+                guarded.insert(h);
+            }
+        }
+    }
+    guarded
+}
+
+/// Most guarded functions per module.
+const MAX_GUARDED: usize = 64;
+
+/// Largest function (instructions) that may be guarded.
+const MAX_GUARDED_SIZE: usize = 5000;
+
+/// A `call` (not `musttail`) or `invoke`.
+fn is_plain_call(inst: LLVMValueRef) -> bool {
+    match ir::opcode(inst) {
+        LLVMOpcode::LLVMInvoke => true,
+        LLVMOpcode::LLVMCall => {
+            // SAFETY: `inst` is a call instruction of the module being run.
+            let kind = unsafe { inkwell::llvm_sys::core::LLVMGetTailCallKind(inst) };
+            kind != inkwell::llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail
+        }
+        _ => false,
+    }
 }
 
 /// The constant length argument of a recognised copy call, if any.

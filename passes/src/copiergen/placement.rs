@@ -107,6 +107,8 @@ pub struct Plan {
     /// Calls to the program's own Copier submissions (`amemcpy`, ...):
     /// cached ready windows are reset after them.
     pub user_submissions: Vec<LLVMValueRef>,
+    /// Index of the callers' pending copies of a guarded function.
+    pub callers: Option<usize>,
 }
 
 impl Plan {
@@ -254,7 +256,7 @@ type Syncs = (Vec<(usize, FullReason)>, Vec<(usize, NarrowReason, usize)>);
 struct Analysis<'a, 'b, 'm> {
     eb: &'a EffectBuilder<'b, 'm>,
     fa: &'a FunctionAnalyses<'b>,
-    copies: &'a [PendingCopy],
+    facts: Vec<CopyFacts>,
     full_memo: FastMap<(LLVMValueRef, usize), Option<FullReason>>,
     coarse: bool,
     narrow_memo: FastMap<(LLVMValueRef, usize, usize), Option<NarrowReason>>,
@@ -274,7 +276,7 @@ impl Analysis<'_, '_, '_> {
         if let Some(&r) = self.full_memo.get(&(inst, c)) {
             return Ok(r);
         }
-        let r = self.eb.full_conflict(inst, e, &self.copies[c].facts);
+        let r = self.eb.full_conflict(inst, e, &self.facts[c]);
         self.budget()?;
         self.full_memo.insert((inst, c), r);
         Ok(r)
@@ -284,7 +286,7 @@ impl Analysis<'_, '_, '_> {
         if let Some(&r) = self.narrow_memo.get(&(inst, i, c)) {
             return Ok(r);
         }
-        let r = self.eb.narrow_conflict(e, i, &self.copies[c].facts);
+        let r = self.eb.narrow_conflict(e, i, &self.facts[c]);
         self.budget()?;
         self.narrow_memo.insert((inst, i, c), r);
         Ok(r)
@@ -348,6 +350,7 @@ pub fn plan(
     fa: &FunctionAnalyses<'_>,
     eb: &EffectBuilder<'_, '_>,
     copies: &[PendingCopy],
+    callers: bool,
     max_queries: u64,
     coarse: bool,
 ) -> Result<Plan, OverBudget> {
@@ -384,21 +387,31 @@ pub fn plan(
         body.push(v);
     }
 
+    let mut facts: Vec<CopyFacts> = copies.iter().map(|c| c.facts.clone()).collect();
+    if callers {
+        facts.push(CopyFacts::callers());
+    }
+    let n = facts.len();
+    let callers_index = callers.then_some(n - 1);
     let mut an = Analysis {
         eb,
         fa,
-        copies,
+        facts,
         full_memo: FastMap::default(),
         narrow_memo: FastMap::default(),
         max_queries,
         coarse,
     };
-    let n = copies.len();
     let mut out: Vec<BitSet> = vec![BitSet::new(n); rpo.len()];
-    let input = |out: &Vec<BitSet>, preds: &Vec<usize>| {
+    // Block 0 of the reverse post-order is the entry: the callers' copies
+    // are pending there.
+    let input = |out: &Vec<BitSet>, b: usize| {
         let mut s = BitSet::new(n);
-        for &p in preds {
+        for &p in &preds[b] {
             s.union_with(&out[p]);
+        }
+        if let (0, Some(c)) = (b, callers_index) {
+            s.insert(c);
         }
         s
     };
@@ -406,7 +419,7 @@ pub fn plan(
     while changed {
         changed = false;
         for b in 0..rpo.len() {
-            let mut state = input(&out, &preds[b]);
+            let mut state = input(&out, b);
             for (inst, e) in &body[b] {
                 an.transfer(*inst, e, &mut state)?;
             }
@@ -432,7 +445,7 @@ pub fn plan(
     while changed {
         changed = false;
         for b in 0..rpo.len() {
-            let state = input(&out, &preds[b]);
+            let state = input(&out, b);
             let ready = ready_in(&ready_out, b);
             let r = walker.walk_block(rpo[b], &body[b], state, ready, None)?;
             if ready_out[b].as_ref() != Some(&r) {
@@ -441,10 +454,14 @@ pub fn plan(
             }
         }
     }
+    // The callers' copies are synced whole with csync_all.
     let mut multi_instance = vec![false; n];
+    if let Some(c) = callers_index {
+        multi_instance[c] = true;
+    }
     let mut points = Vec::new();
     for b in 0..rpo.len() {
-        let state = input(&out, &preds[b]);
+        let state = input(&out, b);
         if state.is_empty() && body[b].iter().all(|(_, e)| e.submits.is_none()) {
             continue;
         }
@@ -453,7 +470,7 @@ pub fn plan(
         let mut rec = Recording { points: &mut points, multi_instance: &mut multi_instance, in_loop };
         walker.walk_block(rpo[b], &body[b], state, ready, Some(&mut rec))?;
     }
-    Ok(Plan { points, multi_instance, reachable, user_submissions })
+    Ok(Plan { points, multi_instance, reachable, user_submissions, callers: callers_index })
 }
 
 /// The instructions of straight-line work between copy `c` and its first

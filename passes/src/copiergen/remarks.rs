@@ -47,6 +47,16 @@ fn at(inst: LLVMValueRef) -> String {
     ir::debug_loc(inst).map(|l| format!(" at {l}")).unwrap_or_default()
 }
 
+/// Name of copy `c` of a plan: a rewritten copy, or the callers' copies of
+/// a guarded function.
+fn copy_name_at(copies: &[PendingCopy], plan: &Plan, c: usize) -> String {
+    if plan.callers == Some(c) {
+        "a copy a caller left pending".to_owned()
+    } else {
+        copy_name(&copies[c])
+    }
+}
+
 fn copy_name(pc: &PendingCopy) -> String {
     let callee = callee_display(&pc.call.callee);
     match &pc.loc {
@@ -100,6 +110,7 @@ fn full_reason(r: FullReason) -> &'static str {
         FullReason::StackRestore => "it frees dynamic stack memory",
         FullReason::ProcessOperation => "a child process would see unfinished copies",
         FullReason::Coroutine => "a coroutine suspend point leaves the frame",
+        FullReason::CallerBuffers => "the callee may touch memory a caller's copy may still be writing",
         FullReason::AsmOperand => "inline asm gets a pointer into a buffer and may dereference it",
     }
 }
@@ -185,7 +196,7 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
                 s(" before "),
                 ("Access", guarded.clone()),
                 s(&format!("{in_loop}: {} of ", narrow_reason(n.reason))),
-                ("Copy", copy_name(&copies[n.copy])),
+                ("Copy", copy_name_at(copies, plan, n.copy)),
             ],
         );
     }
@@ -193,13 +204,24 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
         return;
     }
     if emit::uses_sync_all(point, plan) {
-        let multi: Vec<String> =
-            point.full.iter().filter(|&&(c, _)| plan.multi_instance[c]).map(|&(c, _)| copy_name(&copies[c])).collect();
-        let why = if multi.is_empty() {
-            format!("{} copies may be pending", point.full.len())
-        } else {
-            format!("{} may be pending from an earlier loop iteration", multi.join(", "))
-        };
+        let callers = point.full.iter().any(|&(c, _)| plan.callers == Some(c));
+        let multi: Vec<String> = point
+            .full
+            .iter()
+            .filter(|&&(c, _)| plan.multi_instance[c] && plan.callers != Some(c))
+            .map(|&(c, _)| copy_name(&copies[c]))
+            .collect();
+        let mut why = Vec::new();
+        if !multi.is_empty() {
+            why.push(format!("{} may be pending from an earlier loop iteration", multi.join(", ")));
+        }
+        if callers {
+            why.push(format!("{} may touch memory a copy its callers left pending still uses", guarded_what(point)));
+        }
+        if why.is_empty() {
+            why.push(format!("{} copies may be pending", point.full.len()));
+        }
+        let why = why.join("; ");
         fa.remark(
             RemarkKind::Passed,
             "CsyncAll",
@@ -214,7 +236,7 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
                 Some(point.before),
                 &[
                     s("csync of the whole copy ("),
-                    ("Copy", copy_name(&copies[c])),
+                    ("Copy", copy_name_at(copies, plan, c)),
                     s(") before "),
                     ("Access", guarded.clone()),
                     s(": "),
@@ -233,7 +255,7 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
                     s("could not prove that "),
                     ("Access", guarded.clone()),
                     s(" leaves "),
-                    ("Copy", copy_name(&copies[c])),
+                    ("Copy", copy_name_at(copies, plan, c)),
                     s(" alone ("),
                     ("Reason", full_reason(r).to_owned()),
                     s("); synchronizing the whole copy"),
@@ -241,4 +263,25 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
             );
         }
     }
+}
+
+fn guarded_what(point: &SyncPoint) -> String {
+    match ir::opcode(point.before) {
+        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => "the call".to_owned(),
+        LLVMOpcode::LLVMResume => "unwinding".to_owned(),
+        _ => "it".to_owned(),
+    }
+}
+
+/// Analysis remark: the function is guarded for its callers.
+pub fn guarded(fa: &FunctionAnalyses<'_>, function: LLVMValueRef) {
+    fa.remark(
+        RemarkKind::Analysis,
+        "Guarded",
+        None,
+        &[
+            ("Function", ir::name(function)),
+            s(" waits for copies its callers left pending before touching their memory; calls to it need no csync"),
+        ],
+    );
 }
