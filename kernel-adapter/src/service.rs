@@ -382,6 +382,12 @@ fn can_progress(d: &Descriptor, pos: u64, k: u32, hi: u32) -> bool {
     d.pos() != pos || d.is_done(pos, k, k + 1) || d.any_unclaimed(k, hi)
 }
 
+/// Tracker lock held: the handler queue now holds `n` handlers (published
+/// before the retired task's slot is freed, see `csync_all`).
+pub fn note_handlers(n: usize) {
+    HANDLERS_QUEUED.store(n, Ordering::Release);
+}
+
 /// Free retired slots at the tail of `client`'s ring (tracker lock held).
 pub fn advance_tail(client: u16) {
     let Some(r) = client_at(client as usize).and_then(ring_of) else { return };
@@ -910,12 +916,8 @@ fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
 /// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     call_submit_hook(dst as usize, src as usize, n, flags);
-    if n < config::get(&opt::threshold) && handler == 0 && nothing_pending() {
-        // inline fast path: nothing can conflict, copy here (no lock, no
-        // allocation, so no re-entrancy concern either)
-        // SAFETY: caller contract; overlap-safe.
-        unsafe { engine::move_bytes(dst, src, n) };
-        count_inline();
+    // SAFETY: caller contract.
+    if handler == 0 && unsafe { copy_inline(dst, src, n) } {
         return 0;
     }
     if n == 0 || core::ptr::eq(dst.cast_const(), src) {
@@ -1000,6 +1002,38 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         wake_service();
     }
     TaskRef { client: client.idx, pos }.handle()
+}
+
+/// Inline fast path of a submit without handler (inlined into the C entry
+/// points): below the threshold and with nothing pending anywhere, copy here
+/// — no lock, no allocation, so no re-entrancy concern either — and count
+/// it. Returns false when the full submit path must run. The caller has
+/// called the submit hook.
+///
+/// # Safety
+/// As [`submit`].
+#[inline(always)]
+pub unsafe fn copy_inline(dst: *mut u8, src: *const u8, n: usize) -> bool {
+    if n >= config::get(&opt::threshold) || !nothing_pending() {
+        return false;
+    }
+    if n <= 32 && (dst as usize).abs_diff(src as usize) >= n {
+        // SAFETY: disjoint ranges of at most 32 bytes (caller contract).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            engine::arch::x86_64::copy_le32(dst, src, n)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        // SAFETY: as above.
+        unsafe {
+            engine::move_bytes(dst, src, n)
+        };
+    } else {
+        // SAFETY: caller contract; overlap-safe.
+        unsafe { engine::move_bytes(dst, src, n) };
+    }
+    count_inline();
+    true
 }
 
 #[inline(always)]
@@ -1221,7 +1255,10 @@ pub fn csync(addr: usize, n: usize) {
 /// `csync_all()`: return once every copy submitted before the call (by any
 /// thread) is complete and its completion handler has run.
 pub fn csync_all() {
-    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
+    // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
+    // the slot (tail), and a handler runner counts itself in
+    // HANDLERS_RUNNING before it takes the handler off the queue.
+    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
         if let Some(_busy) = Busy::enter() {
             let t0 = now_ns();
             let mut targets = Vec::new();

@@ -459,6 +459,7 @@ impl Tracker {
         let f = e.handler.load(Ordering::Relaxed);
         if f != 0 {
             self.handlers.push_back(HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: d, src: s, len: n });
+            crate::service::note_handlers(self.handlers.len());
         }
         e.desc.set_flags(RETIRED);
         crate::service::advance_tail(t.client);

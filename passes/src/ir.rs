@@ -169,6 +169,13 @@ pub fn is_declaration(function: LLVMValueRef) -> bool {
     unsafe { c::LLVMIsDeclaration(function) != 0 }
 }
 
+/// Whether a function has `available_externally` linkage (a copy of a body
+/// defined elsewhere, for inlining only).
+pub fn is_available_externally(function: LLVMValueRef) -> bool {
+    // SAFETY: handle invariant; `function` is a global value.
+    unsafe { c::LLVMGetLinkage(function) == inkwell::llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage }
+}
+
 /// The zero-extended value of an integer constant of at most 64 bits.
 pub fn const_int(v: LLVMValueRef) -> Option<u64> {
     // SAFETY: handle invariant.

@@ -43,6 +43,12 @@ fn handler_word(f: copier_handler_fn) -> usize {
 #[no_mangle]
 pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
     crate::ensure_init();
+    if crate::hooks::get().is_none() {
+        // SAFETY: forwarded caller contract.
+        if unsafe { service::copy_inline(dst.cast(), src.cast(), n) } {
+            return dst;
+        }
+    }
     // SAFETY: forwarded caller contract.
     unsafe { service::submit(dst.cast(), src.cast(), n, 0, 0, 0) };
     dst
@@ -55,6 +61,12 @@ pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize)
 #[no_mangle]
 pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
     crate::ensure_init();
+    if crate::hooks::get().is_none() {
+        // SAFETY: forwarded caller contract.
+        if unsafe { service::copy_inline(dst.cast(), src.cast(), n) } {
+            return dst;
+        }
+    }
     // SAFETY: forwarded caller contract.
     unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_MOVE, 0, 0) };
     dst

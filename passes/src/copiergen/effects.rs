@@ -438,6 +438,10 @@ impl EffectBuilder<'_, '_> {
                 e.accesses.push(Access { ptr: ir::arg(inst, 1), size: len, reads: true, writes: false });
             } else if id == ids.stackrestore {
                 e.leaves_frame = Some(FullReasonCell(FullReason::StackRestore));
+            } else if name.starts_with("llvm.lifetime.start") {
+                // Starts a new lifetime of a stack object: accesses nothing.
+                // (A copy into the object from an earlier lifetime was synced
+                // at that lifetime's llvm.lifetime.end.)
             } else if name.starts_with("llvm.coro.") && !props.does_not_access_memory() {
                 // A coroutine suspend or end returns to the caller or resumer
                 // (the pass normally runs after coroutine lowering).

@@ -126,7 +126,10 @@ impl ModulePass for CopierGen {
         let ids = IntrinsicIds::lookup();
         let mut runtime = None;
         // Snapshot: the pass adds declarations while it runs.
-        let definitions: Vec<LLVMValueRef> = ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)).collect();
+        // available_externally bodies (ThinLTO imports) are never emitted.
+        let definitions: Vec<LLVMValueRef> = ir::functions(cx.raw())
+            .filter(|&f| !ir::is_declaration(f) && !ir::is_available_externally(f))
+            .collect();
         let mut changed = false;
         for f in definitions {
             changed |= run_on_function(cx, &cfg, &ids, &mut runtime, f);

@@ -434,7 +434,7 @@ pub fn plan(
         for b in 0..rpo.len() {
             let state = input(&out, &preds[b]);
             let ready = ready_in(&ready_out, b);
-            let r = walker.walk_block(&body[b], state, ready, None)?;
+            let r = walker.walk_block(rpo[b], &body[b], state, ready, None)?;
             if ready_out[b].as_ref() != Some(&r) {
                 ready_out[b] = Some(r);
                 changed = true;
@@ -451,7 +451,7 @@ pub fn plan(
         let in_loop = fa.loop_depth(rpo[b]) > 0;
         let ready = ready_in(&ready_out, b);
         let mut rec = Recording { points: &mut points, multi_instance: &mut multi_instance, in_loop };
-        walker.walk_block(&body[b], state, ready, Some(&mut rec))?;
+        walker.walk_block(rpo[b], &body[b], state, ready, Some(&mut rec))?;
     }
     Ok(Plan { points, multi_instance, reachable, user_submissions })
 }
@@ -515,11 +515,16 @@ impl Walker<'_, '_, '_, '_> {
     /// ready ranges at the block's end.
     fn walk_block(
         &mut self,
+        block: LLVMBasicBlockRef,
         body: &[(LLVMValueRef, Effect)],
         mut state: BitSet,
         mut ready: Ready,
         mut rec: Option<&mut Recording<'_>>,
     ) -> Result<Ready, OverBudget> {
+        // A ready range is keyed by an SSA base pointer, whose value changes
+        // only when its definition runs again: entering the defining block
+        // (around a cycle) makes the facts about it stale.
+        ready.0.retain(|&(base, _, _)| !(ir::is_instruction(base) && ir::parent_block(base) == block));
         // Open groups of this segment: base -> (point index, narrow index).
         let mut groups: Vec<(LLVMValueRef, usize, usize)> = Vec::new();
         for (inst, e) in body {

@@ -21,7 +21,7 @@ pub(crate) fn best() -> (&'static str, unsafe fn(*mut u8, *const u8, usize)) {
 /// # Safety
 /// Non-overlapping ranges valid for `n <= 32` bytes.
 #[inline(always)]
-pub(crate) unsafe fn copy_le32(dst: *mut u8, src: *const u8, n: usize) {
+pub unsafe fn copy_le32(dst: *mut u8, src: *const u8, n: usize) {
     use core::ptr::{read_unaligned as ld, write_unaligned as st};
     // SAFETY: (all arms) every access lies in [0, n) of both ranges.
     unsafe {
