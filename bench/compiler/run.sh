@@ -11,7 +11,8 @@
 #     (bench/compiler/pbc_unpack.c against libprotobuf-c built with and
 #     without the pass): ns per unpack+consume round.
 #
-#   bench/compiler/run.sh [REPS]      (default 5; Redis uses min(REPS,3))
+#   bench/compiler/run.sh [REPS]      (default 5; Redis uses REDIS_REPS, default min(REPS,3))
+#   ONLY=redis|copy_parse|pbc         runs one benchmark
 #
 # Needs the real plugin and runtime (cargo build --release) and fetches
 # Debian sources through testsuite/thirdparty/run.sh. Prints one line per
@@ -32,10 +33,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b / a }'; }
 report() { echo "$*" | tee -a "$OUT/results.txt"; }
 now_ns() { date +%s%N; }
 
+ONLY=${ONLY:-}
 # ---- 1. Redis compile time ---------------------------------------------------
+if [ -z "$ONLY" ] || [ "$ONLY" = redis ]; then
 bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" redis --build-only >/dev/null
 # Redis's src/Makefile rebuilds deps/ whenever CC changes (.make-settings):
 # the plain-clang runs get their own copy of the tree, settled once.
+redis_src="$BUILD/redis/src"
 rm -rf "$BUILD/redis-plain"
 cp -a "$BUILD/redis" "$BUILD/redis-plain"
 redis_make=(-j2 USE_SYSTEM_JEMALLOC=yes USE_JEMALLOC=yes OPTIMIZATION=-O2 redis-server)
@@ -44,7 +48,7 @@ make -C "$BUILD/redis-plain/src" "${redis_make[@]}" CC=clang-22 >"$OUT/redis-pla
   { tail -20 "$OUT/redis-plain-settle.log"; exit 1; }
 # time_build MODE: prints "<cpu seconds> <wall seconds>" for one clean build of src/.
 time_build() {
-  local mode=$1 cc="CC=$COPIERGEN cc" src="$BUILD/redis/src"
+  local mode=$1 cc="CC=$COPIERGEN cc" src="$redis_src"
   case $mode in
     plain) cc="CC=clang-22"; src="$BUILD/redis-plain/src" ;;
     norewrite) export COPIERGEN_FLAGS=--copier-no-rewrite ;;
@@ -55,7 +59,8 @@ time_build() {
     { tail -20 "$OUT/redis-$mode.log" >&2; exit 1; }
   awk '{ printf "%.2f %.2f\n", $1 + $2, $3 }' "$OUT/time.txt"
 }
-for _ in $(seq 1 $((REPS < 3 ? REPS : 3))); do
+REDIS_REPS=${REDIS_REPS:-$((REPS < 3 ? REPS : 3))}
+for _ in $(seq 1 "$REDIS_REPS"); do
   for mode in norewrite rewrite plain; do
     read -r cpu wall < <(time_build $mode)
     echo "$cpu" >>"$OUT/redis-$mode.cpu"
@@ -67,8 +72,20 @@ a=$(median <"$OUT/redis-norewrite.cpu"); b=$(median <"$OUT/redis-rewrite.cpu"); 
 aw=$(median <"$OUT/redis-norewrite.wall"); bw=$(median <"$OUT/redis-rewrite.wall")
 report "redis-compile: cpu with/without pass = $(ratio "$a" "$b") (median ${b}s vs ${a}s), wall = $(ratio "$aw" "$bw"); wrapper without pass vs plain clang-22 cpu = $(ratio "$p" "$a")"
 rm -f "$OUT"/redis-*.cpu "$OUT"/redis-*.wall
+# The pass's own share, insensitive to machine load: clang's -ftime-report
+# times every pass in-process; the plugin's passes are RustModulePass.
+printf '#!/bin/sh\nexec clang-22 "$@" -ftime-report\n' >"$OUT/clang-timed"
+chmod +x "$OUT/clang-timed"
+make -C "$redis_src" clean >/dev/null 2>&1
+COPIERGEN_CLANG="$OUT/clang-timed" /usr/bin/time -f "%U %S" -o "$OUT/time.txt" \
+  make -C "$redis_src" "${redis_make[@]}" "CC=$COPIERGEN cc" >"$OUT/redis-timereport.log" 2>&1
+pass_s=$(awk '/RustModulePass/ { gsub(/\([^)]*\)/, ""); s += $3 } END { printf "%.2f", s }' "$OUT/redis-timereport.log")
+build_s=$(awk '{ printf "%.2f", $1 + $2 }' "$OUT/time.txt")
+report "redis-compile: the plugin's passes take ${pass_s}s of the ${build_s}s build CPU ($(awk -v p="$pass_s" -v b="$build_s" 'BEGIN { printf "%.2f", 100 * p / b }') %, clang -ftime-report)"
+fi
 
 # ---- 2. copy_parse -------------------------------------------------------------
+if [ -z "$ONLY" ] || [ "$ONLY" = copy_parse ]; then
 "$COPIERGEN" cc -O2 --copier-no-rewrite "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.A"
 "$COPIERGEN" cc -O2 "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.B"
 input=/var/lib/dpkg/status
@@ -84,8 +101,10 @@ cmp -s "$OUT/copy_parse.A.out" "$OUT/copy_parse.B.out" || { echo "copy_parse: ou
 a=$(median <"$OUT/copy_parse.A.ns"); b=$(median <"$OUT/copy_parse.B.ns")
 report "copy_parse: time with/without pass = $(ratio "$a" "$b") (median $((${b%.*} / 1000000)) ms vs $((${a%.*} / 1000000)) ms, $rounds x $(stat -c %s $input) bytes)"
 rm -f "$OUT"/copy_parse.*.ns
+fi
 
 # ---- 3. protobuf-c unpack --------------------------------------------------------
+if [ -z "$ONLY" ] || [ "$ONLY" = pbc ]; then
 bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" protobuf-c --build-only >/dev/null
 bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" protobuf-c --no-rewrite --build-only >/dev/null
 gen="$OUT/pbc-gen"
@@ -107,5 +126,6 @@ done
 a=$(median <"$OUT/pbc.A.ns"); b=$(median <"$OUT/pbc.B.ns")
 report "protobuf-c unpack (16 x 256 KiB bytes fields): time with/without pass = $(ratio "$a" "$b") (median $((${b%.*} / 1000)) us vs $((${a%.*} / 1000)) us per message)"
 rm -f "$OUT"/pbc.*.ns
+fi
 
-{ echo "# bench/compiler/run.sh $REPS on $(date -u +%Y-%m-%d), $(nproc) cores; ratios are with-pass / without-pass"; cat "$OUT/results.txt"; } >"$results"
+[ -n "$ONLY" ] || { echo "# bench/compiler/run.sh $REPS on $(date -u +%Y-%m-%d), $(nproc) cores; ratios are with-pass / without-pass"; cat "$OUT/results.txt"; } >"$results"

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testsuite/lib/common.sh
-skip_stage_unless_ready 50-copiergen-e2e
+require_pieces 50-copiergen-e2e
 bash testsuite/e2e/run.sh

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testsuite/lib/common.sh
-skip_stage_unless_ready 60-thirdparty
+require_pieces 60-thirdparty
 for pkg in zlib protobuf-c redis; do
   bash testsuite/thirdparty/run.sh "$pkg"
 done

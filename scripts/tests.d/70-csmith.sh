@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testsuite/lib/common.sh
-skip_stage_unless_ready 70-csmith
+require_pieces 70-csmith
 bash testsuite/csmith/run.sh 40 1000

@@ -52,7 +52,7 @@ sum_copier_stats() {
 
 # pieces_missing: prints why the real plugin or runtime is not there yet
 # (placeholders from the workspace skeleton), or nothing when both are.
-# Test stages that need both skip with this reason until they land.
+# Test stages that need both fail with this reason (require_pieces).
 pieces_missing() {
   local plugin=${COPIERGEN_PLUGIN:-$COPIER_ROOT/target/release/libcopiergen.so}
   if ! nm -D --defined-only "$plugin" 2>/dev/null | grep -q ' llvmGetPassPluginInfo$'; then
@@ -71,13 +71,14 @@ pieces_missing() {
   rm -rf "$d"
 }
 
-# skip_stage_unless_ready STAGE: a test stage that needs the real plugin and
-# runtime prints why it skips (and exits 0) while either is a placeholder.
-skip_stage_unless_ready() {
+# require_pieces STAGE: a test stage that needs the real plugin and runtime
+# fails at once, saying which is missing (both have landed: a placeholder
+# or a runtime without COPIER_STATS is a regression, not a reason to skip).
+require_pieces() {
   local why
   why=$(pieces_missing)
   if [ -n "$why" ]; then
-    echo "$1: SKIPPED: $why"
-    exit 0
+    echo "$1: FAILED: $why"
+    exit 1
   fi
 }

@@ -8,7 +8,7 @@
 # third_party/build/src (once), extracts a fresh tree into
 # third_party/build/<pkg>[-norewrite], builds it with CC="copiergen cc" (and
 # CXX="copiergen c++"), and runs:
-#   zlib        make test
+#   zlib        make test, then a minigzip round trip of dpkg's status file
 #   protobuf-c  make check
 #   redis       ./runtest on unit/type/{string,list,hash,set} and unit/dump
 # It then prints one line:
@@ -126,6 +126,13 @@ if [ $run_suite = 1 ]; then
       make test >"$logs/test.log" 2>&1 || { tail -40 "$logs/test.log"; exit 1; }
       grep -q '\*\*\* zlib test OK \*\*\*' "$logs/test.log"
       grep -q '\*\*\* zlib shared test OK \*\*\*' "$logs/test.log"
+      # A real-data round trip on top: dpkg's status file through minigzip
+      # (static and shared builds) and back.
+      for mg in minigzip minigzipsh; do
+        LD_LIBRARY_PATH=. "./$mg" </var/lib/dpkg/status 2>>"$logs/test.log" >"$logs/status.gz"
+        LD_LIBRARY_PATH=. "./$mg" -d <"$logs/status.gz" 2>>"$logs/test.log" | cmp - /var/lib/dpkg/status
+        echo "$mg: round trip of /var/lib/dpkg/status OK" >>"$logs/test.log"
+      done
       ;;
     protobuf-c)
       make -j"$JOBS" check >"$logs/test.log" 2>&1 || { cat test-suite.log 2>/dev/null | tail -40; tail -40 "$logs/test.log"; exit 1; }
