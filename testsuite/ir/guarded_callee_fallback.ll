@@ -10,12 +10,23 @@ define i32 @caller(ptr %d, ptr %s, i64 %n) {
 }
 
 define internal i32 @callee(ptr %p, ptr %q, ptr %t, i64 %n) {
+entry:
   call void @llvm.memcpy.p0.p0.i64(ptr %t, ptr %q, i64 %n, i1 false)
-  %a = load i32, ptr %p
+  br label %loop
+
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %acc = phi i32 [ 0, %entry ], [ %c, %loop ]
+  %pp = getelementptr i32, ptr %p, i64 %i
+  %a = load i32, ptr %pp
   %b = load i32, ptr %q
   store i32 %a, ptr %q
-  store i32 %b, ptr %p
-  %c = add i32 %a, %b
+  %c = add i32 %acc, %b
+  %i.next = add i64 %i, 1
+  %more = icmp ult i64 %i.next, 16
+  br i1 %more, label %loop, label %done
+
+done:
   ret i32 %c
 }
 

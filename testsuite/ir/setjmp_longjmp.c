@@ -1,10 +1,9 @@
 // CFLAGS: -O0
 // RUN-LEVELS: -O0
 // A copy into a stack buffer, then a call that may longjmp out of the
-// frame. bail() is guarded (its callers need not sync for it): it waits for
-// every pending copy before calling longjmp, so the dead frame is never
-// written. -O0 only: clang-22 at -O2 may drop writes between setjmp and
-// longjmp (LLVM issue 57110).
+// frame: the pending copy is synced before the call (it may not return
+// normally), so the dead frame is never written. -O0 only: clang-22 at -O2
+// may drop writes between setjmp and longjmp (LLVM issue 57110).
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>

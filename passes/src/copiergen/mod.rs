@@ -344,10 +344,10 @@ fn guard_at_entry(
 /// Functions whose callers in this module need not sync for them: their
 /// bodies wait for whatever the callers left pending before touching it
 /// (the callers' copies, a pseudo-copy pending at their entry). Chosen where
-/// it moves a sync later: functions called while a copy the call may touch
-/// is pending, then (one level) the functions those call with memory the
-/// callee does not own. Only exact, non-interposable definitions (the body
-/// that runs is this one), at most [`MAX_GUARDED`] per module.
+/// it moves a sync later: functions with a loop called while a copy the
+/// call may touch is pending, then (one level) the functions with a loop
+/// those call with pointers. Only exact, non-interposable definitions (the
+/// body that runs is this one), at most [`MAX_GUARDED`] per module.
 fn select_guarded(
     cx: &ModuleContext<'_>,
     cfg: &Config,
@@ -355,12 +355,16 @@ fn select_guarded(
     definitions: &[LLVMValueRef],
 ) -> HashSet<LLVMValueRef> {
     let mut guarded = HashSet::new();
+    // A guard costs a csync per straight-line access group on every call,
+    // pending copies or not; it pays off where the callee loops over memory
+    // (windows: an inline check per access, a call per window).
     let eligible = |f: LLVMValueRef| {
         context::is_exact_definition(f)
             && !candidates::is_runtime_function(f)
             && !ir::has_fn_attr(f, "naked")
             && !has_funclets(f)
             && ir::blocks(f).flat_map(ir::instructions).count() <= MAX_GUARDED_SIZE
+            && has_cycle(f)
     };
     let mut eligible_cache: HashMap<LLVMValueRef, bool> = HashMap::new();
     let mut is_eligible = |f: LLVMValueRef| *eligible_cache.entry(f).or_insert_with(|| eligible(f));
@@ -405,6 +409,13 @@ fn select_guarded(
         }
     }
     guarded
+}
+
+/// Whether the CFG of `function` has a cycle (a loop, reducible or not).
+fn has_cycle(function: LLVMValueRef) -> bool {
+    let rpo = placement::reverse_post_order(function);
+    let index: HashMap<_, _> = rpo.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+    rpo.iter().enumerate().any(|(i, &b)| ir::successors(b).iter().any(|s| index.get(s).is_some_and(|&j| j <= i)))
 }
 
 /// Most guarded functions per module.
