@@ -29,6 +29,8 @@
 #include "llvm/Analysis/MemoryBuiltins.h"
 #include "llvm/Analysis/MemoryLocation.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Config/llvm-config.h"
@@ -413,6 +415,24 @@ uint32_t cg_call_props(CgFunctionCtx *Ctx, LLVMValueRef CCall) {
 /// loops).
 uint32_t cg_loop_depth(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
   return Ctx->LI.getLoopDepth(unwrap(BB));
+}
+
+/// If pointer Ptr, used in block BB, only grows from one iteration to the
+/// next of the innermost loop L containing BB (ScalarEvolution: an affine
+/// add recurrence of L with a known positive step), returns L's unique
+/// predecessor outside the loop (every entry into L passes through it);
+/// otherwise null.
+LLVMBasicBlockRef cg_increasing_in_loop(CgFunctionCtx *Ctx, LLVMValueRef Ptr,
+                                        LLVMBasicBlockRef BB) {
+  Loop *L = Ctx->LI.getLoopFor(unwrap(BB));
+  if (!L || !L->getLoopPredecessor())
+    return nullptr;
+  ScalarEvolution &SE = Ctx->FAM.getResult<ScalarEvolutionAnalysis>(Ctx->F);
+  const auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(unwrap(Ptr)));
+  if (!AR || AR->getLoop() != L || !AR->isAffine() ||
+      !SE.isKnownPositive(AR->getStepRecurrence(SE)))
+    return nullptr;
+  return wrap(L->getLoopPredecessor());
 }
 
 /// Strongest atomic ordering of a memory instruction or fence (CgOrdering).

@@ -293,6 +293,17 @@ impl FunctionAnalyses<'_> {
         unsafe { ffi::cg_loop_depth(self.ctx, bb) }
     }
 
+    /// If `ptr`, used in `bb`, only grows from one iteration to the next of
+    /// the innermost loop containing `bb` (ScalarEvolution: affine add
+    /// recurrence with a known positive step), that loop's unique
+    /// predecessor outside it (every entry into the loop passes through it).
+    pub fn increasing_in_loop(&self, ptr: LLVMValueRef, bb: LLVMBasicBlockRef) -> Option<LLVMBasicBlockRef> {
+        // SAFETY: `ptr` is a value and `bb` a block of the analysed function,
+        // whose IR has not changed since the analyses were built.
+        let pre = unsafe { ffi::cg_increasing_in_loop(self.ctx, ptr, bb) };
+        (!pre.is_null()).then_some(pre)
+    }
+
     /// Promotes the given allocas to SSA registers (mem2reg); returns how
     /// many were promotable.
     pub fn promote_allocas(&self, allocas: &[LLVMValueRef]) -> usize {

@@ -152,6 +152,7 @@ unsafe extern "C" {
     pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;
     pub fn cg_loop_depth(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> u32;
+    pub fn cg_increasing_in_loop(ctx: *mut CgFunctionCtx, ptr: LLVMValueRef, bb: LLVMBasicBlockRef) -> LLVMBasicBlockRef;
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;

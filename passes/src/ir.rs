@@ -322,6 +322,12 @@ pub fn block_terminator(inst: LLVMValueRef) -> LLVMValueRef {
     unsafe { c::LLVMGetBasicBlockTerminator(c::LLVMGetInstructionParent(inst)) }
 }
 
+/// The terminator of a block.
+pub fn block_terminator_of(bb: LLVMBasicBlockRef) -> LLVMValueRef {
+    // SAFETY: handle invariant; a well-formed block has a terminator.
+    unsafe { c::LLVMGetBasicBlockTerminator(bb) }
+}
+
 /// Whether a value has any use.
 pub fn has_uses(v: LLVMValueRef) -> bool {
     // SAFETY: handle invariant.
@@ -541,4 +547,48 @@ pub fn get_or_declare(
         c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, attr);
         Some((f, fn_ty))
     }
+}
+
+/// Gets or defines the internal helper `name(ptr, size) -> ptr` that calls
+/// `target` (same type) with the calling convention `cc` (e.g.
+/// `preserve_allcc`: the helper saves every register it uses, so a cold call
+/// to it from a hot loop forces no spills there). `noinline`, `cold`,
+/// `nounwind`. Returns the helper.
+pub fn get_or_define_forwarder(
+    module: LLVMModuleRef,
+    name: &CStr,
+    fn_ty: LLVMTypeRef,
+    target: LLVMValueRef,
+    cc: u32,
+) -> LLVMValueRef {
+    // SAFETY: handle invariant; the name is NUL-terminated; the body built
+    // here has the type `fn_ty` it declares.
+    unsafe {
+        let existing = c::LLVMGetNamedFunction(module, name.as_ptr());
+        if !existing.is_null() {
+            return existing;
+        }
+        let f = c::LLVMAddFunction(module, name.as_ptr(), fn_ty);
+        c::LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        c::LLVMSetFunctionCallConv(f, cc);
+        let ctx = c::LLVMGetModuleContext(module);
+        for attr in ["noinline", "cold", "nounwind"] {
+            let kind = c::LLVMGetEnumAttributeKindForName(attr.as_ptr().cast::<c_char>(), attr.len());
+            c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, c::LLVMCreateEnumAttribute(ctx, kind, 0));
+        }
+        let bb = c::LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+        let b = c::LLVMCreateBuilderInContext(ctx);
+        c::LLVMPositionBuilderAtEnd(b, bb);
+        let mut args = [c::LLVMGetParam(f, 0), c::LLVMGetParam(f, 1)];
+        let r = c::LLVMBuildCall2(b, fn_ty, target, args.as_mut_ptr(), 2, c"".as_ptr());
+        c::LLVMBuildRet(b, r);
+        c::LLVMDisposeBuilder(b);
+        f
+    }
+}
+
+/// Sets the calling convention of a call instruction.
+pub fn set_call_conv(call: LLVMValueRef, cc: u32) {
+    // SAFETY: handle invariant; `call` is a call instruction.
+    unsafe { c::LLVMSetInstructionCallConv(call, cc) }
 }

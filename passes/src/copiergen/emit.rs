@@ -67,6 +67,12 @@ impl Runtime {
     }
 }
 
+/// LLVM's C calling convention (`ccc`).
+const C_CALL_CONV: u32 = 0;
+
+/// LLVM's `preserve_allcc`.
+const PRESERVE_ALL_CALL_CONV: u32 = inkwell::llvm_sys::LLVMCallConv::LLVMPreserveAllCallConv as u32;
+
 /// More whole-copy syncs than this at one point become one `csync_all`.
 const MAX_SYNCS_PER_POINT: usize = 4;
 
@@ -94,12 +100,19 @@ struct Emitter {
     windows: HashMap<LLVMValueRef, (LLVMValueRef, LLVMValueRef)>,
     entry_point: LLVMValueRef,
     guards: Vec<Guard>,
+    /// The function a window miss calls: `csync_ready_end`, or a
+    /// `preserve_allcc` forwarder to it (x86-64, AArch64) so that the cold
+    /// call does not force the hot loop's values out of registers.
+    miss_fn: (LLVMValueRef, u32),
+    /// End slots of the increasing-pointer guards, by (point, narrow index).
+    own: HashMap<(usize, usize), LLVMValueRef>,
+    own_ends: Vec<LLVMValueRef>,
 }
 
 /// The instructions of one windowed guard, kept to fold the guards whose
 /// window turns out empty (the first access after a submission).
 struct Guard {
-    below: LLVMValueRef,
+    below: Option<LLVMValueRef>,
     beyond: LLVMValueRef,
     miss: LLVMValueRef,
     last: LLVMValueRef,
@@ -163,24 +176,49 @@ impl Emitter {
         let below = self.b.icmp(LLVMIntPredicate::LLVMIntULT, ptr, lo);
         let beyond = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
         let miss = self.b.or(below, beyond);
-        self.guards.push(Guard { below, beyond, miss, last });
+        self.guards.push(Guard { below: Some(below), beyond, miss, last });
         let term = context::split_if_then(miss, before, true);
         self.b.position_before(term);
         self.b.set_loc_from(before);
-        let new_end = self.b.call(self.rt.csync_ready_end.ty, self.rt.csync_ready_end.f, &[ptr, n]);
+        let new_end = self.miss_call(ptr, n);
         self.b.store(ptr, lo_slot);
         self.b.store(new_end, end_slot);
     }
 
+    /// The end-only guard of a pointer that only grows in its loop:
+    /// `if (ptr + size > end) end = csync_ready_end(ptr, size);` with `end`
+    /// a slot of its own, reset on loop entry (so every access of this loop
+    /// execution is at or above the first miss's pointer).
+    fn increasing_guard(&mut self, before: LLVMValueRef, end_slot: LLVMValueRef, range: SyncRange) {
+        self.b.position_before(before);
+        let (ptr, n) = self.range_values(range);
+        let end = self.b.load(self.ptr, end_slot);
+        let last = self.b.byte_gep(ptr, n);
+        let miss = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
+        self.guards.push(Guard { below: None, beyond: miss, miss, last });
+        let term = context::split_if_then(miss, before, true);
+        self.b.position_before(term);
+        self.b.set_loc_from(before);
+        let new_end = self.miss_call(ptr, n);
+        self.b.store(new_end, end_slot);
+    }
+
+    fn miss_call(&self, ptr: LLVMValueRef, n: LLVMValueRef) -> LLVMValueRef {
+        let (f, cc) = self.miss_fn;
+        let call = self.b.call(self.rt.csync_ready_end.ty, f, &[ptr, n]);
+        ir::set_call_conv(call, cc);
+        call
+    }
+
     /// Invalidates every cached window (after a submission).
     fn reset_windows_after(&mut self, inst: LLVMValueRef) {
-        if self.windows.is_empty() || !self.b.position_after(inst) {
+        if (self.windows.is_empty() && self.own_ends.is_empty()) || !self.b.position_after(inst) {
             // A submission by `invoke` (the program's own amemcpy): its
             // windows stay; libcopier's copies are its caller's to sync.
             return;
         }
         let null = self.b.null_ptr();
-        let ends: Vec<LLVMValueRef> = self.windows.values().map(|&(_, end)| end).collect();
+        let ends: Vec<LLVMValueRef> = self.windows.values().map(|&(_, end)| end).chain(self.own_ends.iter().copied()).collect();
         for end in ends {
             self.b.store(null, end);
         }
@@ -211,13 +249,44 @@ pub fn apply(
         windows: HashMap::new(),
         entry_point: ir::entry_insertion_point(function),
         guards: Vec::new(),
+        own: HashMap::new(),
+        own_ends: Vec::new(),
+        miss_fn: (rt.csync_ready_end.f, C_CALL_CONV),
     };
+    let triple = ir::target_triple(module);
+    if plan.points.iter().any(|p| plan.windowed(p, window_enabled) && !p.narrow.is_empty())
+        && (triple.starts_with("x86_64") || triple.starts_with("aarch64"))
+    {
+        let f = ir::get_or_define_forwarder(
+            module,
+            c"copiergen.csync_ready_end",
+            rt.csync_ready_end.ty,
+            rt.csync_ready_end.f,
+            PRESERVE_ALL_CALL_CONV,
+        );
+        em.miss_fn = (f, PRESERVE_ALL_CALL_CONV);
+    }
 
     // Every slot first, in the entry block: later edits split blocks.
-    for point in &plan.points {
-        for n in &point.narrow {
-            if plan.windowed(point, window_enabled) {
-                em.window(n.object);
+    for (pi, point) in plan.points.iter().enumerate() {
+        for (k, n) in point.narrow.iter().enumerate() {
+            if !plan.windowed(point, window_enabled) {
+                continue;
+            }
+            match n.monotonic {
+                Some(preheader) => {
+                    let null = em.b.null_ptr();
+                    let end = em.slot(ptr, c"copiergen.end", null);
+                    // Reset on every entry into the loop, before anything
+                    // splits the preheader.
+                    em.b.position_before_no_loc(ir::block_terminator_of(preheader));
+                    em.b.store(null, end);
+                    em.own.insert((pi, k), end);
+                    em.own_ends.push(end);
+                }
+                None => {
+                    em.window(n.object);
+                }
             }
         }
         if !point.full.is_empty() && !uses_sync_all(point, plan) {
@@ -227,9 +296,11 @@ pub fn apply(
         }
     }
 
-    for point in &plan.points {
-        for n in &point.narrow {
-            if plan.windowed(point, window_enabled) {
+    for (pi, point) in plan.points.iter().enumerate() {
+        for (k, n) in point.narrow.iter().enumerate() {
+            if let Some(&end) = em.own.get(&(pi, k)) {
+                em.increasing_guard(point.before, end, n.range);
+            } else if plan.windowed(point, window_enabled) {
                 em.windowed_guard(point.before, n.object, n.range);
             } else {
                 em.b.position_before(point.before);
@@ -317,7 +388,11 @@ pub fn apply(
         em.reset_windows_after(call);
     }
 
-    fa.promote_allocas(&em.allocas);
+    // The end slots of increasing-pointer guards stay in memory: in a hot
+    // loop a loop-carried register costs more (spills, moves on every
+    // iteration) than one L1 load per check.
+    let promote: Vec<LLVMValueRef> = em.allocas.iter().copied().filter(|a| !em.own_ends.contains(a)).collect();
+    fa.promote_allocas(&promote);
 
     // A guard whose window is the empty one set at the entry or by the last
     // submission on every path (mem2reg found the constant null) always
@@ -325,12 +400,16 @@ pub fn apply(
     // fails for p + n == 0, which no object reaches.)
     for g in &em.guards {
         // The builder may have folded any of them to a constant.
-        if ![g.miss, g.below, g.beyond].into_iter().all(ir::is_instruction) {
+        if ![g.miss, g.beyond].into_iter().chain(g.below).all(ir::is_instruction) {
             continue;
         }
-        if ir::is_null_constant(ir::operand(g.below, 1)) && ir::is_null_constant(ir::operand(g.beyond, 1)) {
+        let lo_null = g.below.is_none_or(|b| ir::is_null_constant(ir::operand(b, 1)));
+        if lo_null && ir::is_null_constant(ir::operand(g.beyond, 1)) {
             context::make_unconditional(ir::block_terminator(g.miss), 0);
-            for inst in [g.miss, g.below, g.beyond, g.last] {
+            let mut dead: Vec<LLVMValueRef> = vec![g.miss, g.beyond, g.last];
+            dead.extend(g.below);
+            dead.dedup();
+            for inst in dead {
                 if ir::is_instruction(inst) && !ir::has_uses(inst) {
                     ir::erase(inst);
                 }

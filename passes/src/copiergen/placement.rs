@@ -64,6 +64,11 @@ pub struct NarrowSync {
     pub covers: usize,
     /// Underlying object of the access pointer (key of its ready window).
     pub object: LLVMValueRef,
+    /// In a loop where the synced pointer only grows (ScalarEvolution): the
+    /// loop's unique outside predecessor. Its windowed guard then keeps a
+    /// window of its own, reset there (on every loop entry), and checks only
+    /// the end.
+    pub monotonic: Option<LLVMBasicBlockRef>,
     /// Why.
     pub reason: NarrowReason,
     /// A copy that needs it (for remarks).
@@ -544,6 +549,7 @@ impl Walker<'_, '_, '_, '_> {
         ready.0.retain(|&(base, _, _)| !(ir::is_instruction(base) && ir::parent_block(base) == block));
         // Open groups of this segment: base -> (point index, narrow index).
         let mut groups: Vec<(LLVMValueRef, usize, usize)> = Vec::new();
+        let in_loop = rec.as_deref().is_some_and(|r| r.in_loop);
         for (inst, e) in body {
             if let Some(c) = e.submits {
                 if let Some(r) = rec.as_deref_mut() {
@@ -568,10 +574,12 @@ impl Walker<'_, '_, '_, '_> {
                 let object = crate::context::underlying_object(access.ptr);
                 let AccessSize::Const(size) = access.size else {
                     let AccessSize::Value(len) = access.size else { unreachable!("narrow accesses are syncable") };
+                    let monotonic = in_loop.then(|| self.an.fa.increasing_in_loop(access.ptr, block)).flatten();
                     new_narrow.push(NarrowSync {
                         range: SyncRange::Dynamic { ptr: access.ptr, len },
                         covers: 1,
                         object,
+                        monotonic,
                         reason,
                         copy,
                     });
@@ -601,10 +609,12 @@ impl Walker<'_, '_, '_, '_> {
                     }
                 }
                 if !joined {
+                    let monotonic = in_loop.then(|| self.an.fa.increasing_in_loop(base, block)).flatten();
                     new_narrow.push(NarrowSync {
                         range: SyncRange::Bytes { base, offset: lo, len: size },
                         covers: 1,
                         object,
+                        monotonic,
                         reason,
                         copy,
                     });

@@ -180,7 +180,12 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
             SyncRange::Bytes { len, .. } => size_display(AccessSize::Const(len)),
             SyncRange::Dynamic { .. } => size_display(AccessSize::Value(std::ptr::null_mut())),
         };
-        let (name, what) = if windowed {
+        let (name, what) = if windowed && n.monotonic.is_some() {
+            (
+                "CsyncWindow",
+                format!("windowed {} (inline end check: the pointer only grows in the loop) of {size}", symbols::CSYNC_READY_END),
+            )
+        } else if windowed {
             ("CsyncWindow", format!("windowed {} (inline ready-window check) of {size}", symbols::CSYNC_READY_END))
         } else {
             ("Csync", format!("{}(ptr, {size})", symbols::CSYNC))
