@@ -6,7 +6,11 @@
 #include <string.h>
 __attribute__((noinline)) void emit(char *dst, const char *src, size_t n) {
   memcpy(dst, src, n);
-  fwrite(dst, 1, 8, stdout); /* BUG: read-before-csync */
+  /* copy-use window: independent work that touches neither buffer */
+  unsigned long sum = 0;
+  for (size_t i = 0; i < n; i++)
+    sum = sum * 31 + (i ^ (i >> 3));
+  fwrite(dst, 1, 8 + (sum == 7), stdout); /* BUG: read-before-csync */
   fputc('\n', stdout);
 }
 int main(int argc, char **argv) {

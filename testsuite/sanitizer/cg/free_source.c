@@ -3,9 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+volatile unsigned long sink;
 __attribute__((noinline)) char *take(char *src, size_t n) {
   char *dst = malloc(n);
   memcpy(dst, src, n);
+  /* copy-use window: independent work that touches neither buffer */
+  unsigned long sum = 0;
+  for (size_t i = 0; i < n; i++)
+    sum = sum * 31 + (i ^ (i >> 3));
+  sink = sum;
   free(src); /* BUG: free-before-csync */
   return dst;
 }

@@ -3,8 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+volatile unsigned long sink;
 __attribute__((noinline)) void snapshot(char *dst, char *src, size_t n) {
   memcpy(dst, src, n);
+  /* copy-use window: independent work that touches neither buffer */
+  unsigned long sum = 0;
+  for (size_t i = 0; i < n; i++)
+    sum = sum * 31 + (i ^ (i >> 3));
+  sink = sum;
   src[0] = 'z'; /* BUG: source-write-before-csync */
 }
 int main(int argc, char **argv) {

@@ -10,7 +10,12 @@ struct msg {
 };
 __attribute__((noinline)) long parse(struct msg *m, const struct msg *in) {
   memcpy(m, in, sizeof *m);
-  return m->tail; /* BUG: read-before-csync */
+  size_t n = sizeof in->body;
+  /* copy-use window: independent work that touches neither buffer */
+  unsigned long sum = 0;
+  for (size_t i = 0; i < n; i++)
+    sum = sum * 31 + (i ^ (i >> 3));
+  return m->tail + (long)(sum == 7); /* BUG: read-before-csync */
 }
 int main(void) {
   struct msg *in = calloc(1, sizeof *in), *m = malloc(sizeof *m);
