@@ -12,7 +12,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(zlib protobuf-c bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3 libuv1)
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(zlib protobuf-c bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3)
 MODES=${MODES:-norewrite pass t1 san t1-san}
 results="$COPIER_ROOT/third_party/build/results"
 status=0

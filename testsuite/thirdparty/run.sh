@@ -3,7 +3,7 @@
 #
 #   testsuite/thirdparty/run.sh PKG [--no-rewrite] [--threshold1] [--sanitize] [--build-only]
 #
-# PKG is one of (see packages.md for what each suite covers and its cost):
+# PKG is one of (RESULTS.md has what each suite covered and cost when last run):
 #   zlib        make test, then a minigzip round trip of dpkg's status file
 #   protobuf-c  make check
 #   redis       ./runtest on unit/type/{string,list,hash,set} and unit/dump
