@@ -32,8 +32,8 @@ for p in "${pkgs[@]}"; do
   done
 done
 echo
-echo "| package | mode | result | rewritten | csyncs | missed | processes | async tasks | inline | async bytes | build s | test s |"
-echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| package | mode | result | rewritten | csyncs | missed | processes | async tasks | inline | async bytes | tests passed | sanitizer reports | build s | test s |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for p in "${pkgs[@]}"; do
   for m in $MODES; do
     sfx=-$m
@@ -41,7 +41,7 @@ for p in "${pkgs[@]}"; do
     line=$(cat "$results/$p$sfx.txt")
     res=$(echo "$line" | sed -E 's/^thirdparty [^:]*: ([A-Z]+( \([a-z]+\))?).*/\1/')
     get() { echo "$line" | grep -oE "(^| )$1=[0-9]+" | cut -d= -f2; }
-    echo "| $p | $m | $res | $(get rewritten) | $(get csyncs) | $(get missed) | $(get processes) | $(get async_tasks) | $(get inline) | $(get async_bytes) | $(get build) | $(get test) |"
+    echo "| $p | $m | $res | $(get rewritten) | $(get csyncs) | $(get missed) | $(get processes) | $(get async_tasks) | $(get inline) | $(get async_bytes) | $(get tests) | $(get sanitizer_reports) | $(get build) | $(get test) |"
   done
 done
 exit $status
