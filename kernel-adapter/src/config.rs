@@ -121,8 +121,12 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         return Err(bad());
     }
     slot.store(v, Ordering::Relaxed);
-    if name == "nt_threshold" {
-        crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed);
+    match name {
+        "nt_threshold" => crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed),
+        // mirrored in the inline fast path's gate
+        "threshold" => crate::gate::set_threshold(v),
+        "stats" => crate::gate::set_closed(crate::gate::CLOSED_STATS, v != 0),
+        _ => {}
     }
     Ok(())
 }
