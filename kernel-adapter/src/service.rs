@@ -366,6 +366,13 @@ fn outside<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// Fork child: zero the per-client inline counters (see `stats::reset`).
+pub fn reset_inline_counts() {
+    for c in (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at) {
+        c.inline.store(0, Ordering::Relaxed);
+    }
+}
+
 /// Sum of the per-client inline counters.
 pub fn inline_total() -> u64 {
     (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).map(|c| c.inline.load(Ordering::Relaxed)).sum()
@@ -1501,6 +1508,7 @@ pub fn fork_child() {
     SLEEPING.store(0, Ordering::Relaxed);
     WAITERS.store(0, Ordering::Relaxed);
     HANDLERS_RUNNING.store(0, Ordering::Relaxed);
+    crate::stats::reset();
     let me = local().map(|(c, _)| c).unwrap_or(core::ptr::null());
     gate::fork_child((0..NCLIENTS.load(Ordering::Relaxed)).filter_map(client_at).filter(|c| c.hold.held()).count());
     for i in 0..NCLIENTS.load(Ordering::Relaxed) {

@@ -117,6 +117,9 @@ extern "C" fn at_exit() {
     if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 {
         copier_adapter::stats::print_line();
     }
+    if let Some(path) = copier_adapter::config::stats_file() {
+        copier_adapter::stats::append_line(&path);
+    }
 }
 
 extern "C" fn fork_prepare() {
