@@ -1526,6 +1526,22 @@ pub fn fork_child() {
             }
         }
     }
+    // An executor of the parent may have completed a task's last segment
+    // and been waiting for the tracker lock (held across the fork by
+    // `fork_prepare`) to retire it: here nobody would, and a `csync_all`
+    // waiting for RETIRED would hang. Retire such tasks now (their
+    // handlers run in the child too, as for every task the child finishes).
+    let mut g = TRACKER.lock();
+    for i in 0..NCLIENTS.load(Ordering::Relaxed) {
+        let Some(r) = client_at(i).and_then(ring_of) else { continue };
+        for p in r.tail()..r.ingested() {
+            let d = &r.slot(p).desc;
+            if d.pos() == p && d.flags() & RETIRED == 0 && d.first_undone(0, d.nsegs()).is_none() {
+                g.retire(TaskRef { client: i as u16, pos: p });
+            }
+        }
+    }
+    HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
 }
 
 /// For tests: number of runs in the tracker's index (0 when nothing is

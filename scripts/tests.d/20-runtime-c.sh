@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fault stats stats_fork interpose; do
+for t in basic fork fork_threads fault stats stats_fork interpose; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -27,6 +27,12 @@ for opts in "" "queue_depth=2" "service=0" "spawn=0" "segment_size=64k:exec_batc
   for bin in basic basic-static fork; do
     if COPIER_OPTIONS="$opts" timeout 120 "$out/$bin" >/dev/null; then ok "$bin [$opts]"; else ko "$bin [$opts] (exit $?)"; fi
   done
+done
+
+# fork from a multi-threaded program with copies in flight: no child hangs
+# (each child arms a 10 s alarm as hang detector), no byte lost either side
+for opts in "" "spawn=0" "segment_size=64k:exec_batch=1"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 300 "$out/fork_threads" 150); then ok "fork_threads [$opts]: $r"; else ko "fork_threads [$opts] (exit $?): $r"; fi
 done
 
 # memcpy/memmove interposed by amemcpy: the runtime's own copies re-enter it
