@@ -399,7 +399,7 @@ tests_passed() {
   case $pkg in
     zlib) n=$(grep -ac '\*\*\* zlib.*test OK \*\*\*' "$log" || true) ;;
     protobuf-c | xz-utils | pcre2 | libpng1.6) n=$(awk '/^# PASS: *[0-9]+/ { s += $3 } END { print s + 0 }' "$log") ;;
-    redis) n=$(grep -ac '^\[ok\]:' "$log" || true) ;;
+    redis) n=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -ac '^\[ok\]:' || true) ;; # runtest colours [ok]
     bzip2) n=$(grep -ac '^cmp ' "$log" || true) ;;
     lz4) n=$(grep -aoE '[0-9]+ / +[0-9]+ +- all tests completed successfully' "$log" | awk '{ s += $1 } END { print s + 2 }') ;;
     libzstd) n=$(grep -aoE '[0-9]+ fuzzer tests completed' "$log" | awk '{ s += $1 } END { print s + 1 }') ;;
