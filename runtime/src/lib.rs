@@ -34,7 +34,7 @@ pub mod stats {
 /// Test and diagnostic helpers (not part of the C ABI).
 pub mod testing {
     pub use copier_adapter::engine::engine_name;
-    pub use copier_adapter::service::{debug_pending, index_len, kill_service, nothing_pending, quiesce, service_running};
+    pub use copier_adapter::service::{debug_pending, index_len, index_work, kill_service, nothing_pending, quiesce, service_running};
 }
 
 use core::sync::atomic::{AtomicU8, Ordering};
