@@ -79,6 +79,8 @@ pub struct Additions {
     pub args: Vec<OsString>,
     /// Environment variables set for the compiler (read by the plugin).
     pub env: Vec<(&'static str, OsString)>,
+    /// Whether the compiler loads the pass plugin (so it must be LLVM 22).
+    pub loads_plugin: bool,
 }
 
 /// Where the pieces are; resolved lazily so that runs needing none of them
@@ -88,8 +90,8 @@ pub trait Resources {
     fn plugin(&self) -> Result<PathBuf, Error>;
     /// Directory holding `file`.
     fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error>;
-    /// Directory holding `copier.h`, if found.
-    fn include_dir(&self) -> Option<PathBuf>;
+    /// Directory holding `copier.h`.
+    fn include_dir(&self) -> Result<PathBuf, Error>;
 }
 
 impl Resources for Layout {
@@ -99,8 +101,8 @@ impl Resources for Layout {
     fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error> {
         Layout::lib_dir_with(self, file)
     }
-    fn include_dir(&self) -> Option<PathBuf> {
-        Layout::include_dir(self).ok()
+    fn include_dir(&self) -> Result<PathBuf, Error> {
+        Layout::include_dir(self)
     }
 }
 
@@ -116,27 +118,47 @@ fn joined(prefix: &str, p: &Path) -> OsString {
 
 /// Compute what copiergen adds to clang `args` (see module docs).
 ///
+/// Lines that only print information, and lines with no input file (clang
+/// then says "no input files" itself), get nothing.
+///
 /// # Errors
-/// [`Error::Missing`] for a plugin or library the action needs;
-/// [`Error::Usage`] for combinations that cannot work (`--copier-shared`
-/// with `-static`, `-flto` with a linker other than lld).
+/// [`Error::Missing`] for a plugin, library or header the action needs;
+/// [`Error::Usage`] for a compile or link for a target other than x86-64
+/// Linux with glibc (`--target=`, `-target`, `-m32`, `-mx32`, `-m16`: the
+/// plugin's rewrite would call an `amemcpy` that no library for that target
+/// provides), and for combinations that cannot work (`--copier-shared` with
+/// `-static`, `-flto` with a linker other than lld).
 pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> Result<Additions, Error> {
     let inv = classify(args);
     let mut add = Additions::default();
     let action = inv.action();
-    if action == Action::Info {
+    if action == Action::Info || inv.has_no_input() {
         return Ok(add);
     }
-    if let Some(inc) = res.include_dir() {
-        add.args.push(os("-idirafter"));
-        add.args.push(os(inc));
+    if opts.sanitize {
+        if let Some(s) = conflicting_sanitizer(args) {
+            return Err(Error::Usage(format!(
+                "--sanitize cannot be combined with -fsanitize={s}: both runtimes intercept malloc/free{} (CopierSanitizer's shadow is at ASan's offset); build the two separately",
+                if SHADOW_SANITIZERS.contains(&s.as_str()) { " and keep shadow memory" } else { "" }
+            )));
+        }
     }
+    if let Some(flag) = inv.foreign_target().filter(|_| inv.adds_plugin()) {
+        return Err(Error::Usage(format!(
+            "{flag}: copiergen builds for x86_64 Linux (glibc) only, where libcopier runs; \
+             build for this target with clang-22 itself"
+        )));
+    }
+    let inc = res.include_dir()?;
+    add.args.push(os("-idirafter"));
+    add.args.push(os(inc));
     // --sanitize: plugin_env::SANITIZE_OPTIONS (the sanitizer's hook) go in
     // here; the runtime archive switches in add_runtime.
     if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
         add.env.push((plugin_env::OPTIONS, v));
     }
     let plugin = if inv.adds_plugin() && !opts.no_rewrite { Some(res.plugin()?) } else { None };
+    add.loads_plugin = plugin.is_some();
     if let Some(p) = &plugin {
         add.args.push(joined("-fpass-plugin=", p));
         if let Some(t) = opts.threshold.filter(|_| inv.sources > 0) {
@@ -160,6 +182,46 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
         add_runtime(args, &inv, opts, res, &mut add)?;
     }
     Ok(add)
+}
+
+/// Clang sanitizers whose runtime keeps shadow memory (ASan's mapping
+/// uses CopierSanitizer's offset 0x7fff8000; the others map or protect
+/// ranges that overlap it).
+const SHADOW_SANITIZERS: &[&str] =
+    &["address", "kernel-address", "hwaddress", "kernel-hwaddress", "memory", "kernel-memory", "thread", "dataflow", "type", "numerical"];
+
+/// Clang sanitizers that cannot share a process with CopierSanitizer: the
+/// shadow ones, and those whose runtime also interposes malloc/free (both
+/// interceptors then claim the same symbols: `free(): invalid pointer` at
+/// start).
+const CONFLICTING_SANITIZERS: &[&str] = &["leak", "realtime"];
+
+/// The first sanitizer enabled by the `-fsanitize=`/`-fno-sanitize=` list
+/// of `args` (later flags win, as in clang) that conflicts with
+/// `--sanitize`.
+fn conflicting_sanitizer(args: &[OsString]) -> Option<String> {
+    let mut on: Vec<String> = Vec::new();
+    for a in args {
+        let a = a.to_string_lossy();
+        let (enable, list) = if let Some(l) = a.strip_prefix("-fsanitize=") {
+            (true, l)
+        } else if let Some(l) = a.strip_prefix("-fno-sanitize=") {
+            (false, l)
+        } else {
+            continue;
+        };
+        for name in list.split(',').filter(|n| !n.is_empty()) {
+            if !enable && name == "all" {
+                on.clear();
+                continue;
+            }
+            on.retain(|n| n != name);
+            if enable {
+                on.push(name.to_string());
+            }
+        }
+    }
+    on.into_iter().find(|n| n == "all" || SHADOW_SANITIZERS.contains(&n.as_str()) || CONFLICTING_SANITIZERS.contains(&n.as_str()))
 }
 
 fn add_lto_link(inv: &Invocation, plugin: &Path, opts: &CopierOpts, add: &mut Additions) -> Result<(), Error> {
@@ -188,12 +250,6 @@ fn add_runtime(
     res: &dyn Resources,
     add: &mut Additions,
 ) -> Result<(), Error> {
-    if let Some(m) = args.iter().find(|a| *a == "-m32" || *a == "-mx32") {
-        return Err(Error::Usage(format!(
-            "{}: libcopier is built for x86-64 only; build without it or use --copier-no-rewrite and link no runtime",
-            m.to_string_lossy()
-        )));
-    }
     // A trailing `-x lang` would apply to the files appended here.
     if args.iter().any(|a| a.as_encoded_bytes().starts_with(b"-x")) {
         add.args.push(os("-x"));
@@ -247,6 +303,11 @@ pub fn run(lang: Lang, args: &[OsString], opts: &CopierOpts) -> Error {
         Err(e) => return e,
     };
     let (compiler, var) = lang.compiler();
+    if add.loads_plugin && std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+        if let Err(e) = crate::tools::check_llvm_major(&compiler, var) {
+            return e;
+        }
+    }
     let mut cmd = Command::new(&compiler);
     cmd.args(args).args(&add.args);
     for (k, v) in &add.env {
@@ -285,8 +346,8 @@ mod tests {
             }
             Ok("/l".into())
         }
-        fn include_dir(&self) -> Option<PathBuf> {
-            Some("/i".into())
+        fn include_dir(&self) -> Result<PathBuf, Error> {
+            Ok("/i".into())
         }
     }
 
@@ -371,10 +432,30 @@ mod tests {
     }
 
     #[test]
-    fn thirty_two_bit_links_are_refused_by_name() {
-        let e = add("-m32 a.o -o prog", &d()).unwrap_err();
-        assert!(matches!(e, Error::Usage(_)) && e.to_string().starts_with("-m32"), "{e}");
-        assert!(add("-m32 -c a.c", &d()).is_ok(), "compiling is the plugin's business");
+    fn foreign_targets_are_refused_by_name_at_compile_and_link() {
+        for line in ["-m32 a.o -o prog", "-m32 -c a.c", "--target=aarch64-linux-gnu -c a.c", "-target riscv64-linux-gnu a.c",
+            "--target=i686-linux-gnu a.o"] {
+            for o in [d(), CopierOpts { no_rewrite: true, ..d() }] {
+                let e = add(line, &o).unwrap_err();
+                assert!(matches!(e, Error::Usage(_)), "{line}: {e}");
+                assert!(e.to_string().contains("x86_64 Linux"), "{e}");
+            }
+        }
+        let e = add("-mx32 -c a.c", &d()).unwrap_err();
+        assert!(e.to_string().starts_with("-mx32: "), "{e}");
+        // Nothing is generated: clang's own work, with copier.h at hand.
+        assert_eq!(add("--target=aarch64-linux-gnu -E a.c", &d()).unwrap(), ["-idirafter", "/i"]);
+        assert!(add("--target=aarch64-linux-gnu --version", &d()).unwrap().is_empty());
+        assert!(add("--target=x86_64-linux-gnu -c a.c", &d()).is_ok());
+    }
+
+    #[test]
+    fn no_input_lines_get_nothing_so_clang_reports_them() {
+        assert!(add("", &d()).unwrap().is_empty());
+        assert!(add("-O2 -o prog", &d()).unwrap().is_empty());
+        assert!(add("-c -O2", &d()).unwrap().is_empty());
+        // Linker-only inputs still link the runtime.
+        assert!(add("-lm -o prog", &d()).unwrap().contains(&"/l/libcopier.a".to_owned()));
     }
 
     #[test]
@@ -387,6 +468,33 @@ mod tests {
     fn partial_link_gets_nothing_from_runtime() {
         let a = add("-r a.o b.o -o ab.o", &d()).unwrap();
         assert!(!a.iter().any(|x| x.contains("libcopier.")));
+    }
+
+    #[test]
+    fn sanitize_rejects_sanitizers_that_share_its_shadow_or_malloc() {
+        let o = CopierOpts { sanitize: true, ..d() };
+        for (flags, bad) in [
+            (&["-fsanitize=address"][..], Some("address")),
+            (&["-fsanitize=undefined,memory"][..], Some("memory")),
+            (&["-fsanitize=thread"][..], Some("thread")),
+            (&["-fsanitize=leak"][..], Some("leak")),
+            (&["-fsanitize=address", "-fno-sanitize=address"][..], None),
+            (&["-fsanitize=undefined"][..], None),
+            (&["-fsanitize=safe-stack"][..], None),
+        ] {
+            let mut a: Vec<OsString> = flags.iter().map(OsString::from).collect();
+            a.extend(["x.c", "-o", "x"].map(OsString::from));
+            assert_eq!(conflicting_sanitizer(&a).as_deref(), bad, "{flags:?}");
+            if let Some(bad) = bad {
+                match additions(&a, &o, &Fake { has_plugin: true }) {
+                    Err(Error::Usage(m)) => assert!(m.contains(&format!("-fsanitize={bad}")) && !m.contains('\n'), "{m}"),
+                    other => panic!("{flags:?}: {other:?}"),
+                }
+            }
+        }
+        // Without --sanitize every sanitizer passes through.
+        let a: Vec<OsString> = ["-fsanitize=address", "x.c"].map(OsString::from).to_vec();
+        assert!(additions(&a, &d(), &Fake { has_plugin: true }).is_ok());
     }
 
     #[test]
