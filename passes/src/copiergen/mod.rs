@@ -31,7 +31,7 @@ use crate::registry::{ModulePass, Schedule};
 use candidates::{IntrinsicIds, SkipReason};
 use effects::{CopyFacts, EffectBuilder};
 use inkwell::llvm_sys::LLVMOpcode;
-use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 use placement::PendingCopy;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -88,6 +88,7 @@ struct Config {
     max_queries: u64,
     min_overlap: u64,
     max_narrow: u64,
+    unguarded_loops: u64,
 }
 
 impl ModulePass for CopierGen {
@@ -123,6 +124,7 @@ impl ModulePass for CopierGen {
             max_queries: options::MAX_QUERIES.uint(),
             min_overlap: params.min_overlap.unwrap_or_else(|| options::MIN_OVERLAP.uint()),
             max_narrow: options::MAX_NARROW.uint(),
+            unguarded_loops: options::UNGUARDED_LOOPS.uint(),
         };
         let ids = IntrinsicIds::lookup();
         let mut runtime = None;
@@ -217,7 +219,7 @@ fn run_on_function(
     let copies: Vec<PendingCopy> = calls
         .into_iter()
         .map(|call| PendingCopy {
-            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp),
+            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp, source_range(&call)),
             loc: ir::debug_loc(call.call),
             call,
         })
@@ -320,7 +322,7 @@ fn run_on_function(
             remarks::guarded(&fa, f);
         }
     }
-    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window);
+    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window, cfg.unguarded_loops as usize);
     true
 }
 
@@ -378,7 +380,8 @@ fn select_guarded(
             continue;
         }
         let fa = cx.analyses(x);
-        let facts: Vec<CopyFacts> = copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true)).collect();
+        let facts: Vec<CopyFacts> =
+            copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true, None)).collect();
         for call in ir::blocks(x).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {
             let Some(f) = ir::called_function(call) else { continue };
             if guarded.contains(&f) || !is_eligible(f) {
@@ -409,6 +412,29 @@ fn select_guarded(
         }
     }
     guarded
+}
+
+/// The source range of `call` when it is a `memcpy` that runs at most once
+/// per call of its function (see [`effects::CopyFacts::source`]).
+fn source_range(call: &candidates::CopyCall) -> Option<effects::SourceRange> {
+    (call.kind == candidates::CopyKind::Copy && !in_cycle(ir::parent_block(call.call)))
+        .then_some(effects::SourceRange { call: call.call, ptr: call.src, len: call.len })
+}
+
+/// Whether `block` lies on a cycle of the CFG (a loop, reducible or not):
+/// whether it can reach itself.
+fn in_cycle(block: LLVMBasicBlockRef) -> bool {
+    let mut seen = HashSet::new();
+    let mut work = ir::successors(block);
+    while let Some(b) = work.pop() {
+        if b == block {
+            return true;
+        }
+        if seen.insert(b) {
+            work.extend(ir::successors(b));
+        }
+    }
+    false
 }
 
 /// Whether the CFG of `function` has a cycle (a loop, reducible or not).
