@@ -47,7 +47,8 @@ sum_copier_stats() {
   cat "$@" 2>/dev/null | tr -d '\r' | { grep -aoE 'copier: tasks=[0-9]+ .*' || true; } | awk '
     BEGIN { want["tasks"]; want["inline"]; want["bytes"] }
     { n++; for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] in want) s[kv[1]] += kv[2] } }
-    END { printf "%d %d %d %d\n", n, s["tasks"], s["inline"], s["bytes"] }'
+    # %.0f: the sums pass 2^31 (mawk prints %d saturated at 2147483647).
+    END { printf "%d %.0f %.0f %.0f\n", n, s["tasks"], s["inline"], s["bytes"] }'
 }
 
 # pieces_missing: prints why the real plugin or runtime is not there yet
