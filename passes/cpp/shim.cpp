@@ -422,6 +422,28 @@ uint32_t cg_call_props(CgFunctionCtx *Ctx, LLVMValueRef CCall) {
   return P;
 }
 
+/// Whether call Call is the C library function TargetLibraryInfo knows
+/// under its callee's name (right prototype, not `nobuiltin`, not disabled
+/// by the caller's `no-builtins`/`no-builtin-<name>` attributes).
+bool cg_is_library_call(CgFunctionCtx *Ctx, LLVMValueRef Call) {
+  LibFunc LF;
+  return Ctx->TLI.getLibFunc(*unwrap<CallBase>(Call), LF) && Ctx->TLI.has(LF);
+}
+
+/// Whether the C library's routine Name (`memcpy`, `memmove`) is the one the
+/// analysed function would get: the library function is available there
+/// (not disabled by -fno-builtin) and the module does not define a function
+/// of that name.
+bool cg_library_routine_usable(CgFunctionCtx *Ctx, const char *Name,
+                               size_t Len) {
+  StringRef N(Name, Len);
+  LibFunc LF;
+  if (!Ctx->TLI.getLibFunc(N, LF) || !Ctx->TLI.has(LF))
+    return false;
+  const Function *Def = Ctx->F.getParent()->getFunction(N);
+  return !Def || Def->isDeclaration();
+}
+
 /// Loop nesting depth of a block (0 outside loops; irreducible cycles are not
 /// loops).
 uint32_t cg_loop_depth(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {

@@ -5,7 +5,8 @@
 use crate::ffi;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
 use inkwell::module::Module;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::ffi::c_char;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
@@ -54,7 +55,15 @@ impl<'m> ModuleContext<'m> {
         // SAFETY: 1. self.mam is the live analysis manager of self.raw;
         // 2. `function` is a definition in that module.
         let ctx = unsafe { ffi::cg_function_begin(self.mam, function) };
-        FunctionAnalyses { ctx, function, module: self.raw, changed: Cell::new(false), queries: Cell::new(0), _module: PhantomData }
+        FunctionAnalyses {
+            ctx,
+            function,
+            module: self.raw,
+            changed: Cell::new(false),
+            queries: Cell::new(0),
+            emitted: RefCell::new(HashSet::new()),
+            _module: PhantomData,
+        }
     }
 
     /// Reports a diagnostic (printed by the host like its own).
@@ -231,6 +240,8 @@ pub struct FunctionAnalyses<'m> {
     module: LLVMModuleRef,
     changed: Cell<bool>,
     queries: Cell<u64>,
+    /// Remarks emitted with a source location: (kind, name, location, text).
+    emitted: RefCell<HashSet<(u8, String, String, String)>>,
     _module: PhantomData<&'m ()>,
 }
 
@@ -285,6 +296,23 @@ impl FunctionAnalyses<'_> {
     pub fn may_be_captured(&self, object: LLVMValueRef) -> bool {
         // SAFETY: `object` is a value of the analysed function.
         unsafe { ffi::cg_may_be_captured(self.ctx, object) }
+    }
+
+    /// Whether `call` is the C library function its callee is named after
+    /// (TargetLibraryInfo: prototype, not `nobuiltin`, not disabled by the
+    /// function's `-fno-builtin` attributes).
+    pub fn is_library_call(&self, call: LLVMValueRef) -> bool {
+        // SAFETY: `call` is a CallBase of the analysed function.
+        unsafe { ffi::cg_is_library_call(self.ctx, call) }
+    }
+
+    /// Whether the C library's routine `name` (`memcpy`, `memmove`) is the
+    /// one this function would get: TargetLibraryInfo has it (not disabled
+    /// by `-fno-builtin`/`-fno-builtin-<name>`) and the module does not
+    /// define a function of that name.
+    pub fn library_routine_usable(&self, name: &str) -> bool {
+        // SAFETY: the name bytes are valid for the call.
+        unsafe { ffi::cg_library_routine_usable(self.ctx, name.as_ptr().cast::<c_char>(), name.len()) }
     }
 
     /// Loop nesting depth of `bb` (0 outside natural loops).
@@ -413,7 +441,18 @@ impl FunctionAnalyses<'_> {
 
     /// Emits a remark named `name` at instruction `at` (its debug location),
     /// made of `(key, value)` arguments; key `"String"` is plain text.
+    ///
+    /// A remark identical to one already emitted for this function at the
+    /// same source location is dropped: the copies of an unrolled or
+    /// versioned loop would repeat it, and identical lines tell the reader
+    /// nothing more. Remarks without a location are all kept.
     pub fn remark(&self, kind: RemarkKind, name: &str, at: Option<LLVMValueRef>, args: &[(&str, String)]) {
+        if let Some(loc) = at.and_then(crate::ir::debug_loc) {
+            let text: String = args.iter().map(|(_, v)| v.as_str()).collect();
+            if !self.emitted.borrow_mut().insert((kind as u8, name.to_owned(), loc, text)) {
+                return;
+            }
+        }
         let ffi_args: Vec<ffi::CgRemarkArg> = args
             .iter()
             .map(|(k, v)| ffi::CgRemarkArg {

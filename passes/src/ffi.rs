@@ -159,6 +159,8 @@ unsafe extern "C" {
     pub fn cg_base_offset(m: LLVMModuleRef, v: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;
+    pub fn cg_is_library_call(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> bool;
+    pub fn cg_library_routine_usable(ctx: *mut CgFunctionCtx, name: *const c_char, len: usize) -> bool;
     pub fn cg_loop_depth(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> u32;
     pub fn cg_increasing_in_loop(
         ctx: *mut CgFunctionCtx,

@@ -115,7 +115,9 @@ impl ModulePass for CopierGen {
                 return false;
             }
         };
-        if !target_supported(&ir::target_triple(cx.raw())) {
+        let triple = ir::target_triple(cx.raw());
+        if !target_supported(&triple) {
+            remark_unsupported_target(cx, &triple);
             return false;
         }
         let cfg = Config {
@@ -143,10 +145,30 @@ impl ModulePass for CopierGen {
     }
 }
 
-/// Whether libcopier can run on the module's target: Linux, or no triple
-/// (hand-written IR for `opt`).
+/// Whether libcopier can run on the module's target: x86-64 Linux, or no
+/// triple (hand-written IR for `opt`).
 fn target_supported(triple: &str) -> bool {
-    triple.is_empty() || triple.contains("-linux")
+    triple.is_empty() || (triple.starts_with("x86_64") && triple.contains("-linux") && !triple.ends_with("x32"))
+}
+
+/// Missed remarks (when requested) for the copies of a module whose target
+/// has no libcopier.
+fn remark_unsupported_target(cx: &ModuleContext<'_>, triple: &str) {
+    let ids = IntrinsicIds::lookup();
+    for f in ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)) {
+        let found: Vec<_> =
+            ir::blocks(f).flat_map(ir::instructions).filter_map(|i| candidates::recognize(i, &ids).map(|(_, _, n)| (i, n))).collect();
+        if found.is_empty() {
+            continue;
+        }
+        let fa = cx.analyses(f);
+        if !fa.remarks_enabled() {
+            return;
+        }
+        for (i, name) in found {
+            remarks::skipped(&fa, i, &name, const_len_of(i), &SkipReason::UnsupportedTarget(triple.to_owned()));
+        }
+    }
 }
 
 fn has_funclets(function: LLVMValueRef) -> bool {
@@ -203,7 +225,11 @@ fn run_on_function(
 
     let mut calls = Vec::new();
     for (i, kind, form, name) in &found {
-        match candidates::classify(*i, *kind, *form, name.clone(), cfg.threshold) {
+        let classified = candidates::classify(*i, *kind, *form, name.clone(), cfg.threshold).and_then(|c| {
+            library_copy(&fa, &c)?;
+            Ok(c)
+        });
+        match classified {
             Ok(c) => calls.push(c),
             Err(why) => {
                 if remarks {
@@ -414,6 +440,27 @@ fn select_guarded(
     guarded
 }
 
+/// Whether the copy is the C library's (else the program may provide its
+/// own routine, which must keep running where the program calls it, never
+/// from libcopier's service thread):
+/// a `memcpy`/`memmove`/`_chk` call must be one TargetLibraryInfo
+/// recognises (not `nobuiltin`, not under `-fno-builtin`), and — for every
+/// form, since libcopier copies with them — the module must not define
+/// `memcpy` or `memmove`, nor the function disable them as builtins.
+fn library_copy(fa: &FunctionAnalyses<'_>, c: &candidates::CopyCall) -> Result<(), SkipReason> {
+    if c.form != candidates::CopyForm::Intrinsic && !fa.is_library_call(c.call) {
+        return Err(SkipReason::NoBuiltin);
+    }
+    let routines = match c.kind {
+        candidates::CopyKind::Copy => ["memcpy", "memmove"],
+        candidates::CopyKind::Move => ["memmove", "memcpy"],
+    };
+    match routines.into_iter().find(|r| !fa.library_routine_usable(r)) {
+        Some(r) => Err(SkipReason::ProgramCopyRoutine(r.to_owned())),
+        None => Ok(()),
+    }
+}
+
 /// The source range of `call` when it is a `memcpy` that runs at most once
 /// per call of its function (see [`effects::CopyFacts::source`]).
 fn source_range(call: &candidates::CopyCall) -> Option<effects::SourceRange> {
@@ -488,10 +535,14 @@ mod tests {
     }
 
     #[test]
-    fn only_linux_or_tripleless_modules_are_rewritten() {
+    fn only_x86_64_linux_or_tripleless_modules_are_rewritten() {
         assert!(target_supported(""));
         assert!(target_supported("x86_64-unknown-linux-gnu"));
-        assert!(target_supported("aarch64-unknown-linux-android"));
+        assert!(target_supported("x86_64-pc-linux-musl"));
+        assert!(!target_supported("aarch64-unknown-linux-android"));
+        assert!(!target_supported("i686-pc-linux-gnu"));
+        assert!(!target_supported("x86_64-pc-linux-gnux32"));
+        assert!(!target_supported("riscv64-unknown-linux-gnu"));
         assert!(!target_supported("nvptx64-nvidia-cuda"));
         assert!(!target_supported("amdgcn-amd-amdhsa"));
         assert!(!target_supported("wasm32-unknown-unknown"));

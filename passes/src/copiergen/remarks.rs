@@ -39,6 +39,9 @@ fn callee_display(callee: &str) -> String {
 
 fn length_display(len: Option<u64>) -> String {
     match len {
+        // No object is that large: the compiler folded the length in code
+        // it proved cannot run (e.g. `n - 1` on a path where n == 0).
+        Some(n) if n > i64::MAX as u64 => "an impossible constant length".to_owned(),
         Some(n) => format!("{n} bytes"),
         None => "variable length".to_owned(),
     }
@@ -127,6 +130,7 @@ fn narrow_reason(r: NarrowReason) -> &'static str {
 fn size_display(size: AccessSize) -> String {
     match size {
         AccessSize::Const(1) => "1 byte".to_owned(),
+        AccessSize::Const(n) if n > i64::MAX as u64 => "an impossible constant length".to_owned(),
         AccessSize::Const(n) => format!("{n} bytes"),
         AccessSize::Value(_) => "a run-time length".to_owned(),
         AccessSize::Unknown => "an unknown size".to_owned(),
