@@ -27,6 +27,7 @@ rounds=20
 echo "== running both on $input ($(stat -c %s "$input") bytes) x$rounds with COPIER_STATS=1"
 COPIER_STATS=1 "$out/copy_parse" "$input" $rounds >"$out/copiergen.out" 2>"$out/copiergen.err"
 "$out/copy_parse.plain" "$input" $rounds >"$out/plain.out"
+echo "   (totals over all $rounds rounds: each round parses the whole file again)"
 echo "   copiergen build: $(cat "$out/copiergen.out")"
 echo "   plain build:     $(cat "$out/plain.out")"
 stats=$(grep -ao 'copier: tasks=.*' "$out/copiergen.err" | tail -1 || true)

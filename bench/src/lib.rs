@@ -200,6 +200,38 @@ pub fn time(f: impl FnOnce()) -> f64 {
     t.elapsed().as_nanos() as f64
 }
 
+/// `void *(*)(void *, const void *, size_t)`: `memcpy` or `amemcpy`.
+pub type CopyFn = unsafe extern "C" fn(*mut c_void, *const c_void, usize) -> *mut c_void;
+
+/// glibc's `memcpy` as a [`CopyFn`].
+pub fn libc_memcpy() -> CopyFn {
+    libc::memcpy
+}
+
+/// libcopier's `amemcpy` as a [`CopyFn`].
+pub fn copier_amemcpy() -> CopyFn {
+    amemcpy
+}
+
+/// ns for `k` calls of `f` copying `n` bytes from `src` to `dst + (i %
+/// slots) * stride`. Never inlined, and both sides of an A/B pass their
+/// routine as a pointer: the loop is the same machine code, with the same
+/// kind of call (through a register), whichever routine it calls.
+///
+/// # Safety
+/// `dst` holds `slots * stride` bytes, `src` `n`, `n <= stride`; the
+/// routine's contract (copies below the threshold complete at once).
+#[inline(never)]
+pub unsafe fn copy_batch(f: CopyFn, dst: *mut u8, src: *const u8, n: usize, k: usize, stride: usize, slots: usize) -> f64 {
+    let f = black_box(f);
+    time(|| {
+        for i in 0..k {
+            // SAFETY: caller contract.
+            unsafe { f(dst.wrapping_add((i % slots) * stride).cast(), src.cast(), n) };
+        }
+    })
+}
+
 /// Per-call ns of `amemcpy` submits of `n` bytes (batches of `k` distinct
 /// destinations; the copies are synced outside the timed region).
 pub fn submit_ns(dst: &Buf, src: &Buf, n: usize, k: usize) -> f64 {

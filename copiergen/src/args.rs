@@ -55,6 +55,15 @@ pub struct Invocation {
     pub lto: bool,
     /// The value of the last `-fuse-ld=`, if any.
     pub fuse_ld: Option<OsString>,
+    /// Options that hand the linker an input of its own (`-l`, `-Wl,`,
+    /// `-Xlinker`, `-z`, `-e`): with these a line without input files still
+    /// links, as in clang's driver (`LinkerInput` options in Options.td).
+    pub linker_inputs: usize,
+    /// The last `--target=`/`-target` value, if any.
+    pub target: Option<OsString>,
+    /// The last of `-m16`, `-m32`, `-mx32`, `-m64`, which overrides the
+    /// target's architecture (clang's `computeTargetTriple`).
+    pub arch_override: Option<&'static str>,
 }
 
 impl Invocation {
@@ -73,6 +82,50 @@ impl Invocation {
     pub fn adds_plugin(&self) -> bool {
         matches!(self.action(), Action::Compile | Action::Link)
     }
+
+    /// Whether the line names nothing to compile or link: clang then stops
+    /// with "no input files", and copiergen adds nothing that would hide it.
+    pub fn has_no_input(&self) -> bool {
+        self.inputs == 0 && self.linker_inputs == 0
+    }
+
+    /// The flag that selects a target other than x86-64 Linux with glibc
+    /// (the only one the plugin and libcopier are built for), rendered as
+    /// the user wrote it (`--target=aarch64-linux-gnu`, `-m32`), or `None`.
+    pub fn foreign_target(&self) -> Option<String> {
+        let triple = self.target.as_ref().map(|t| t.to_string_lossy().into_owned());
+        match self.arch_override {
+            Some("-m64") => {
+                // -m64 turns an x86 triple into its x86-64 form.
+                let t = triple?;
+                let x86 = x86_family(t.split('-').next().unwrap_or(""));
+                let rest = t.split_once('-').map_or("", |(_, r)| r);
+                (!x86 || !linux_gnu(rest)).then(|| format!("--target={t}"))
+            }
+            Some(m) => Some(m.to_owned()),
+            None => triple.filter(|t| !target_supported(t)).map(|t| format!("--target={t}")),
+        }
+    }
+}
+
+fn x86_family(arch: &str) -> bool {
+    matches!(arch, "x86_64" | "amd64" | "x86" | "i386" | "i486" | "i586" | "i686")
+}
+
+/// `<vendor>-linux[-gnu]` or `linux[-gnu]` after the architecture of a triple.
+fn linux_gnu(rest: &str) -> bool {
+    let parts: Vec<&str> = rest.split('-').collect();
+    let Some(os) = parts.iter().position(|p| p.starts_with("linux")) else { return false };
+    os <= 1 && matches!(&parts[os + 1..], [] | ["gnu"])
+}
+
+/// Whether a target triple (`--target=` value) is x86-64 Linux with glibc:
+/// `x86_64-linux-gnu`, `x86_64-pc-linux-gnu`, `x86_64-unknown-linux-gnu`,
+/// `x86_64-linux`, `amd64-…` (LLVM's `Triple` parses `amd64` as x86-64).
+/// x32 (`-gnux32`), musl, Android and other OSes are not.
+pub fn target_supported(triple: &str) -> bool {
+    let (arch, rest) = triple.split_once('-').unwrap_or((triple, ""));
+    matches!(arch, "x86_64" | "amd64") && linux_gnu(rest)
 }
 
 /// Clang driver options whose value is the *next* argument when the option is
@@ -177,6 +230,16 @@ fn classify_flat(args: &[OsString]) -> Invocation {
             only_args = true;
             continue;
         }
+        if matches!(arg, b"-l" | b"-Xlinker" | b"-z" | b"-e" | b"--entry" | b"--for-linker" | b"--force-link") {
+            inv.linker_inputs += 1;
+        }
+        // clang spells it `--target=T` or `-target T` (Options.td `target`,
+        // `target_legacy_spelling`); other spellings are its own errors.
+        if arg == b"-target" {
+            inv.target = args.get(i).cloned();
+        } else if let Some(t) = arg.strip_prefix(b"--target=") {
+            inv.target = Some(OsStr::from_bytes(t).to_owned());
+        }
         if SEPARATE_VALUE.iter().any(|s| s.as_bytes() == arg) {
             // The value names no input file (for -l it is a library, which the
             // driver treats as a linker input but not as a reason to link).
@@ -197,6 +260,10 @@ fn classify_flat(args: &[OsString]) -> Invocation {
             b"-r" | b"--relocatable" => inv.relocatable = true,
             b"-nostdlib" | b"--no-standard-libraries" => inv.nostdlib = true,
             b"-fno-lto" => inv.lto = false,
+            b"-m16" => inv.arch_override = Some("-m16"),
+            b"-m32" => inv.arch_override = Some("-m32"),
+            b"-mx32" => inv.arch_override = Some("-mx32"),
+            b"-m64" => inv.arch_override = Some("-m64"),
             _ => {
                 if is_info_flag(arg) {
                     saw_info = true;
@@ -204,7 +271,10 @@ fn classify_flat(args: &[OsString]) -> Invocation {
                     inv.lto = true;
                 } else if let Some(v) = arg.strip_prefix(b"-fuse-ld=") {
                     inv.fuse_ld = Some(OsStr::from_bytes(v).to_owned());
-                } else if let Some(list) = arg.strip_prefix(b"-Wl,") {
+                } else if arg.starts_with(b"-l") || arg.starts_with(b"-Wl,") {
+                    inv.linker_inputs += 1;
+                }
+                if let Some(list) = arg.strip_prefix(b"-Wl,") {
                     if list.split(|&b| b == b',').any(|w| w == b"-r" || w == b"--relocatable") {
                         inv.relocatable = true;
                     }
@@ -390,6 +460,41 @@ mod tests {
         let i = classify(&[OsString::from(format!("@{}", rsp.display()))]);
         assert_eq!(i.action(), Action::Link);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn targets_other_than_x86_64_linux_gnu_are_named() {
+        for ok in ["a.c", "--target=x86_64-linux-gnu a.c", "-target x86_64-pc-linux-gnu a.c", "--target=x86_64-unknown-linux-gnu -c a.c",
+            "--target=amd64-linux a.c", "-m64 a.c", "--target=i686-linux-gnu -m64 a.c", "-m32 -m64 a.c"] {
+            assert_eq!(inv(ok).foreign_target(), None, "{ok}");
+        }
+        for (bad, flag) in [
+            ("--target=aarch64-linux-gnu -c a.c", "--target=aarch64-linux-gnu"),
+            ("-target riscv64-linux-gnu a.c", "--target=riscv64-linux-gnu"),
+            ("--target=i686-linux-gnu a.c", "--target=i686-linux-gnu"),
+            ("--target=wasm32-unknown-unknown a.c", "--target=wasm32-unknown-unknown"),
+            ("--target=x86_64-linux-gnux32 a.c", "--target=x86_64-linux-gnux32"),
+            ("--target=x86_64-linux-musl a.c", "--target=x86_64-linux-musl"),
+            ("--target=x86_64-w64-mingw32 a.c", "--target=x86_64-w64-mingw32"),
+            ("--target=aarch64-linux-gnu -m64 a.c", "--target=aarch64-linux-gnu"),
+            ("-m32 -c a.c", "-m32"),
+            ("-m64 -mx32 a.o", "-mx32"),
+            ("-m16 a.c", "-m16"),
+        ] {
+            assert_eq!(inv(bad).foreign_target().as_deref(), Some(flag), "{bad}");
+        }
+        // `-target T` takes its value: T is not an input.
+        assert_eq!(inv("-target aarch64-linux-gnu -c a.c").inputs, 1);
+    }
+
+    #[test]
+    fn lines_without_inputs_are_told_apart_from_linker_only_lines() {
+        assert!(inv("").has_no_input());
+        assert!(inv("-O2 -o prog").has_no_input());
+        assert!(inv("-c").has_no_input());
+        for line in ["-lm", "-l m", "-Wl,foo.o", "-Xlinker x.o", "-z now", "a.o"] {
+            assert!(!inv(line).has_no_input(), "{line}");
+        }
     }
 
     #[test]

@@ -68,8 +68,38 @@ pub fn with_target(args: &[OsString], env_target: bool) -> Vec<OsString> {
     out
 }
 
+/// The targets a cargo command line names (`--target T`, `--target=T`,
+/// before any `--`; cargo accepts several), else `CARGO_BUILD_TARGET`'s.
+pub fn named_targets(args: &[OsString], env_target: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = args.iter().take_while(|a| *a != "--");
+    while let Some(a) = it.next() {
+        if a == "--target" {
+            out.extend(it.next().map(|t| t.to_string_lossy().into_owned()));
+        } else if let Some(t) = a.to_str().and_then(|a| a.strip_prefix("--target=")) {
+            out.push(t.to_owned());
+        }
+    }
+    if out.is_empty() {
+        out.extend(env_target.map(str::to_owned));
+    }
+    out
+}
+
 /// Exec cargo with the added flags. Returns only on failure.
 pub fn run(args: &[OsString], opts: &CopierOpts) -> Error {
+    let env_target = std::env::var("CARGO_BUILD_TARGET").ok();
+    if let Some(t) = named_targets(args, env_target.as_deref()).into_iter().find(|t| !crate::args::target_supported(t)) {
+        return Error::Usage(format!(
+            "--target {t}: copiergen builds for x86_64 Linux (glibc) only, where libcopier runs; build for this target with cargo itself"
+        ));
+    }
+    let (clang, var) = crate::cc::Lang::C.compiler();
+    if !opts.no_rewrite && std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+        if let Err(e) = crate::tools::check_llvm_major(&clang, var) {
+            return e;
+        }
+    }
     let layout = Layout::from_current_exe();
     let ours = match rustflags(&layout, opts) {
         Ok(f) => f,
@@ -102,6 +132,15 @@ mod tests {
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn named_targets_come_from_arguments_then_environment() {
+        assert_eq!(named_targets(&os(&["build", "--target", "aarch64-unknown-linux-gnu"]), None), ["aarch64-unknown-linux-gnu"]);
+        assert_eq!(named_targets(&os(&["build", "--target=a", "--target=b"]), Some("c")), ["a", "b"]);
+        assert_eq!(named_targets(&os(&["build"]), Some("c")), ["c"]);
+        assert!(named_targets(&os(&["run", "--", "--target=x"]), None).is_empty());
+        assert!(crate::args::target_supported(HOST_TARGET));
     }
 
     #[test]

@@ -79,6 +79,8 @@ pub struct Additions {
     pub args: Vec<OsString>,
     /// Environment variables set for the compiler (read by the plugin).
     pub env: Vec<(&'static str, OsString)>,
+    /// Whether the compiler loads the pass plugin (so it must be LLVM 22).
+    pub loads_plugin: bool,
 }
 
 /// Where the pieces are; resolved lazily so that runs needing none of them
@@ -88,8 +90,8 @@ pub trait Resources {
     fn plugin(&self) -> Result<PathBuf, Error>;
     /// Directory holding `file`.
     fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error>;
-    /// Directory holding `copier.h`, if found.
-    fn include_dir(&self) -> Option<PathBuf>;
+    /// Directory holding `copier.h`.
+    fn include_dir(&self) -> Result<PathBuf, Error>;
 }
 
 impl Resources for Layout {
@@ -99,8 +101,8 @@ impl Resources for Layout {
     fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error> {
         Layout::lib_dir_with(self, file)
     }
-    fn include_dir(&self) -> Option<PathBuf> {
-        Layout::include_dir(self).ok()
+    fn include_dir(&self) -> Result<PathBuf, Error> {
+        Layout::include_dir(self)
     }
 }
 
@@ -116,27 +118,39 @@ fn joined(prefix: &str, p: &Path) -> OsString {
 
 /// Compute what copiergen adds to clang `args` (see module docs).
 ///
+/// Lines that only print information, and lines with no input file (clang
+/// then says "no input files" itself), get nothing.
+///
 /// # Errors
-/// [`Error::Missing`] for a plugin or library the action needs;
-/// [`Error::Usage`] for combinations that cannot work (`--copier-shared`
-/// with `-static`, `-flto` with a linker other than lld).
+/// [`Error::Missing`] for a plugin, library or header the action needs;
+/// [`Error::Usage`] for a compile or link for a target other than x86-64
+/// Linux with glibc (`--target=`, `-target`, `-m32`, `-mx32`, `-m16`: the
+/// plugin's rewrite would call an `amemcpy` that no library for that target
+/// provides), and for combinations that cannot work (`--copier-shared` with
+/// `-static`, `-flto` with a linker other than lld).
 pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> Result<Additions, Error> {
     let inv = classify(args);
     let mut add = Additions::default();
     let action = inv.action();
-    if action == Action::Info {
+    if action == Action::Info || inv.has_no_input() {
         return Ok(add);
     }
-    if let Some(inc) = res.include_dir() {
-        add.args.push(os("-idirafter"));
-        add.args.push(os(inc));
+    if let Some(flag) = inv.foreign_target().filter(|_| inv.adds_plugin()) {
+        return Err(Error::Usage(format!(
+            "{flag}: copiergen builds for x86_64 Linux (glibc) only, where libcopier runs; \
+             build for this target with clang-22 itself"
+        )));
     }
+    let inc = res.include_dir()?;
+    add.args.push(os("-idirafter"));
+    add.args.push(os(inc));
     // --sanitize: plugin_env::SANITIZE_OPTIONS (the sanitizer's hook) go in
     // here; the runtime archive switches in add_runtime.
     if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
         add.env.push((plugin_env::OPTIONS, v));
     }
     let plugin = if inv.adds_plugin() && !opts.no_rewrite { Some(res.plugin()?) } else { None };
+    add.loads_plugin = plugin.is_some();
     if let Some(p) = &plugin {
         add.args.push(joined("-fpass-plugin=", p));
         if let Some(t) = opts.threshold.filter(|_| inv.sources > 0) {
@@ -188,12 +202,6 @@ fn add_runtime(
     res: &dyn Resources,
     add: &mut Additions,
 ) -> Result<(), Error> {
-    if let Some(m) = args.iter().find(|a| *a == "-m32" || *a == "-mx32") {
-        return Err(Error::Usage(format!(
-            "{}: libcopier is built for x86-64 only; build without it or use --copier-no-rewrite and link no runtime",
-            m.to_string_lossy()
-        )));
-    }
     // A trailing `-x lang` would apply to the files appended here.
     if args.iter().any(|a| a.as_encoded_bytes().starts_with(b"-x")) {
         add.args.push(os("-x"));
@@ -247,6 +255,11 @@ pub fn run(lang: Lang, args: &[OsString], opts: &CopierOpts) -> Error {
         Err(e) => return e,
     };
     let (compiler, var) = lang.compiler();
+    if add.loads_plugin && std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+        if let Err(e) = crate::tools::check_llvm_major(&compiler, var) {
+            return e;
+        }
+    }
     let mut cmd = Command::new(&compiler);
     cmd.args(args).args(&add.args);
     for (k, v) in &add.env {
@@ -285,8 +298,8 @@ mod tests {
             }
             Ok("/l".into())
         }
-        fn include_dir(&self) -> Option<PathBuf> {
-            Some("/i".into())
+        fn include_dir(&self) -> Result<PathBuf, Error> {
+            Ok("/i".into())
         }
     }
 
@@ -371,10 +384,30 @@ mod tests {
     }
 
     #[test]
-    fn thirty_two_bit_links_are_refused_by_name() {
-        let e = add("-m32 a.o -o prog", &d()).unwrap_err();
-        assert!(matches!(e, Error::Usage(_)) && e.to_string().starts_with("-m32"), "{e}");
-        assert!(add("-m32 -c a.c", &d()).is_ok(), "compiling is the plugin's business");
+    fn foreign_targets_are_refused_by_name_at_compile_and_link() {
+        for line in ["-m32 a.o -o prog", "-m32 -c a.c", "--target=aarch64-linux-gnu -c a.c", "-target riscv64-linux-gnu a.c",
+            "--target=i686-linux-gnu a.o"] {
+            for o in [d(), CopierOpts { no_rewrite: true, ..d() }] {
+                let e = add(line, &o).unwrap_err();
+                assert!(matches!(e, Error::Usage(_)), "{line}: {e}");
+                assert!(e.to_string().contains("x86_64 Linux"), "{e}");
+            }
+        }
+        let e = add("-mx32 -c a.c", &d()).unwrap_err();
+        assert!(e.to_string().starts_with("-mx32: "), "{e}");
+        // Nothing is generated: clang's own work, with copier.h at hand.
+        assert_eq!(add("--target=aarch64-linux-gnu -E a.c", &d()).unwrap(), ["-idirafter", "/i"]);
+        assert!(add("--target=aarch64-linux-gnu --version", &d()).unwrap().is_empty());
+        assert!(add("--target=x86_64-linux-gnu -c a.c", &d()).is_ok());
+    }
+
+    #[test]
+    fn no_input_lines_get_nothing_so_clang_reports_them() {
+        assert!(add("", &d()).unwrap().is_empty());
+        assert!(add("-O2 -o prog", &d()).unwrap().is_empty());
+        assert!(add("-c -O2", &d()).unwrap().is_empty());
+        // Linker-only inputs still link the runtime.
+        assert!(add("-lm -o prog", &d()).unwrap().contains(&"/l/libcopier.a".to_owned()));
     }
 
     #[test]

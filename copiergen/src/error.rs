@@ -25,6 +25,17 @@ pub enum Error {
         /// How to make it available.
         fix: String,
     },
+    /// A tool or plugin is there but is not the one copiergen needs (not a
+    /// pass plugin, another LLVM version).
+    #[error("{what}: {reason}; {fix}")]
+    Unusable {
+        /// The file or tool, and where it came from.
+        what: String,
+        /// What is wrong with it.
+        reason: String,
+        /// How to fix it.
+        fix: String,
+    },
     /// A program could not be started at all (not found, not executable).
     #[error("cannot run {program}: {source}; {fix}")]
     Spawn {
@@ -63,7 +74,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => EXIT_USAGE,
-            Error::Missing { .. } | Error::Spawn { .. } => EXIT_MISSING,
+            Error::Missing { .. } | Error::Unusable { .. } | Error::Spawn { .. } => EXIT_MISSING,
             Error::Input { .. } => EXIT_INPUT,
             Error::Io { .. } => 1,
         }

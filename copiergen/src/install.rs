@@ -6,6 +6,7 @@
 //! <prefix>/bin/copiergen-cc, copiergen-c++, copiergen-cxx  -> copiergen (symlinks)
 //! <prefix>/lib/libcopiergen.so, libcopier.a, libcopier.so [, libcopier_san.a]
 //! <prefix>/include/copier.h (and the rest of runtime/include)
+//! <prefix>/lib/pkgconfig/copier.pc (absolute paths; see [`pkg_config`])
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,28 @@ fn copy(from: &Path, to: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// The text of an installed `copier.pc` for the absolute `prefix`.
+/// `Libs.private` lists the system libraries a static link of libcopier.a
+/// needs, the same list `copiergen cc` links ([`crate::cc::STATIC_DEPS`]).
+pub fn pkg_config(prefix: &Path) -> String {
+    format!(
+        "# Installed by `copiergen install`.\n\
+         prefix={}\n\
+         includedir=${{prefix}}/include\n\
+         libdir=${{prefix}}/lib\n\
+         \n\
+         Name: copier\n\
+         Description: Asynchronous memory copy as a service (amemcpy/csync)\n\
+         Version: {}\n\
+         Cflags: -I${{includedir}}\n\
+         Libs: -L${{libdir}} -lcopier\n\
+         Libs.private: {}\n",
+        prefix.display(),
+        env!("CARGO_PKG_VERSION"),
+        crate::cc::STATIC_DEPS.join(" ")
+    )
+}
+
 /// Install into `args.prefix`.
 ///
 /// # Errors
@@ -46,9 +69,10 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     let plugin = layout.plugin()?;
     let lib_dir = layout.lib_dir_with("libcopier.a")?;
     let include = layout.include_dir()?;
-    let prefix = &args.prefix;
+    let prefix = std::path::absolute(&args.prefix).map_err(io(format!("resolving {}", args.prefix.display())))?;
     let (bin, lib, inc) = (prefix.join("bin"), prefix.join("lib"), prefix.join("include"));
-    for d in [&bin, &lib, &inc] {
+    let pc_dir = lib.join("pkgconfig");
+    for d in [&bin, &lib, &inc, &pc_dir] {
         std::fs::create_dir_all(d).map_err(io(format!("creating {}", d.display())))?;
     }
     copy(&exe, &bin.join("copiergen"))?;
@@ -74,5 +98,45 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
             copy(&e.path(), &inc.join(e.file_name()))?;
         }
     }
+    let pc = pc_dir.join("copier.pc");
+    std::fs::write(&pc, pkg_config(&prefix)).map_err(io(format!("writing {}", pc.display())))?;
+    println!("installed {}", pc.display());
+    println!(
+        "put {} on PATH for copiergen and copiergen-cc; PKG_CONFIG_PATH={} for `pkg-config copier`",
+        bin.display(),
+        pc_dir.display()
+    );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field<'a>(pc: &'a str, key: &str) -> &'a str {
+        pc.lines().find_map(|l| l.strip_prefix(key)).unwrap_or_else(|| panic!("{key} missing in:\n{pc}")).trim()
+    }
+
+    #[test]
+    fn installed_pc_has_absolute_prefix_and_the_linked_libraries() {
+        let pc = pkg_config(Path::new("/opt/copier"));
+        assert_eq!(field(&pc, "prefix="), "/opt/copier");
+        assert_eq!(field(&pc, "Libs.private:"), crate::cc::STATIC_DEPS.join(" "));
+    }
+
+    /// The build-tree copier.pc, the installed one, what `copiergen cc`
+    /// links and what README says all list the same system libraries.
+    #[test]
+    fn library_lists_agree_across_pc_files_copiergen_and_readme() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let deps = crate::cc::STATIC_DEPS.join(" ");
+        let tree_pc = std::fs::read_to_string(root.join("runtime/copier.pc")).unwrap();
+        assert_eq!(field(&tree_pc, "Libs.private:"), deps, "runtime/copier.pc");
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(readme.contains(&format!("`{deps}`")), "README must name `{deps}`");
+        for stale in ["-lpthread -ldl -lm`", "-lgcc_s"] {
+            assert!(!readme.contains(stale), "README still says {stale}");
+        }
+    }
 }

@@ -16,6 +16,7 @@ pub mod install;
 pub mod opt;
 pub mod options;
 pub mod resources;
+pub mod tools;
 
 use std::ffi::OsString;
 use std::process::Command;
@@ -115,7 +116,7 @@ pub fn run_wrapper(lang: Lang, args: &[OsString]) -> i32 {
         Err(e) => return fail(&e),
     };
     if opts.copier_help {
-        print!("{}", options::copier_help(lang.wrapper()));
+        print!("{}", options::copier_help(lang.wrapper(), subcommand_about(lang.wrapper())));
         return 0;
     }
     fail(&cc::run(lang, &theirs, &opts))
@@ -128,10 +129,18 @@ fn run_cargo(args: &[OsString]) -> i32 {
         Err(e) => return fail(&e),
     };
     if opts.copier_help {
-        print!("{}", options::copier_help("copiergen cargo"));
+        print!("{}", options::copier_help("copiergen cargo", subcommand_about("copiergen cargo")));
         return 0;
     }
     fail(&cargo::run(&theirs, &opts))
+}
+
+/// The description `copiergen help <sub>` shows for a wrapper
+/// (`copiergen cc` → the `cc` subcommand's).
+fn subcommand_about(wrapper: &str) -> Option<clap::builder::StyledStr> {
+    use clap::CommandFactory;
+    let name = wrapper.rsplit(' ').next()?;
+    Cli::command().find_subcommand(name).and_then(|c| c.get_about().cloned())
 }
 
 /// Which wrapper an executable name selects (`copiergen-cc`, `copiergen-c++`, …).
@@ -180,8 +189,13 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     }
     let cli = match Cli::try_parse_from(&argv) {
         Ok(c) => c,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // Bare `copiergen` (or `copiergen print`): the help is the answer.
+            let _ = e.print();
+            return error::EXIT_USAGE;
+        }
         Err(e) if e.use_stderr() => {
-            return fail(&Error::Usage(options::first_line(&e.to_string())));
+            return fail(&Error::Usage(options::clap_one_line(&e.render().to_string(), true)));
         }
         Err(e) => {
             // --help, --version: clap's output on stdout.

@@ -68,16 +68,43 @@ fn check_input(path: &Path) -> Result<(), Error> {
     looks_like_ir(&head).map_err(|reason| Error::Input { path: path.into(), reason })
 }
 
+/// Check that the output can be written before running opt, whose own
+/// message for an unwritable output is a bare OS error without the file
+/// name. Returns whether copiergen created the file (it did not exist).
+///
+/// # Errors
+/// [`Error::Io`] naming the output file.
+fn open_output(path: &Path) -> Result<bool, Error> {
+    if path == Path::new("-") {
+        return Ok(false);
+    }
+    let existed = std::fs::symlink_metadata(path).is_ok();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|source| Error::Io { context: format!("cannot write output {}", path.display()), source })?;
+    Ok(!existed)
+}
+
 /// Run opt-22 on the input. Returns opt's exit code on success or when opt
 /// reports anything other than unreadable input.
 ///
 /// # Errors
 /// [`Error::Input`] for an unreadable or non-IR input (with opt's own first
-/// error line), [`Error::Missing`]/[`Error::Spawn`] for a missing plugin or opt-22.
+/// error line), [`Error::Missing`]/[`Error::Spawn`] for a missing plugin or opt-22,
+/// [`Error::Unusable`] for a `COPIERGEN_OPT` of another LLVM version,
+/// [`Error::Io`] for an output that cannot be written.
 pub fn run(a: &OptArgs) -> Result<i32, Error> {
     check_input(&a.input)?;
     let plugin = Layout::from_current_exe().plugin()?;
-    let opt = std::env::var_os("COPIERGEN_OPT").filter(|v| !v.is_empty()).unwrap_or_else(|| "opt-22".into());
+    let overridden = std::env::var_os("COPIERGEN_OPT").filter(|v| !v.is_empty());
+    if let Some(o) = &overridden {
+        crate::tools::check_llvm_major(o, "COPIERGEN_OPT")?;
+    }
+    let opt = overridden.unwrap_or_else(|| "opt-22".into());
+    let created = open_output(&a.output)?;
     let mut cmd = Command::new(&opt);
     let mut load = OsString::from("-load-pass-plugin=");
     load.push(&plugin);
@@ -104,6 +131,11 @@ pub fn run(a: &OptArgs) -> Result<i32, Error> {
     let out = child.wait_with_output().map_err(|e| Error::Io { context: "waiting for opt-22".into(), source: e })?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code().unwrap_or(1);
+    if code != 0 && created {
+        // Leave no empty output behind a failed run (opt itself removes a
+        // file it created; this one copiergen created).
+        let _ = std::fs::remove_file(&a.output);
+    }
     if code != 0 {
         // opt reports a parse failure as "<file>:L:C: error: …" or "error: …".
         if let Some(line) = stderr.lines().find(|l| l.contains("error:")) {

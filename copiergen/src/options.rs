@@ -145,7 +145,8 @@ pub fn split_copier_args(args: &[OsString]) -> (Vec<OsString>, Vec<OsString>) {
     (ours, theirs)
 }
 
-/// Standalone parser for [`CopierOpts`], named after the wrapper for messages.
+// Standalone parser for `CopierOpts`, named after the wrapper for messages
+// (a plain comment: a doc comment here would become its `--copier-help` text).
 #[derive(Parser, Debug)]
 #[command(no_binary_name = true, disable_help_flag = true, disable_version_flag = true)]
 #[command(args_override_self = true)]
@@ -168,35 +169,67 @@ pub fn parse_copier_opts(wrapper: &'static str, ours: &[OsString]) -> Result<Cop
         .collect();
     all.extend_from_slice(ours);
     let cmd = OptsOnly::command().name(wrapper);
-    let matches = cmd.try_get_matches_from(&all).map_err(|e| Error::Usage(first_line(&e.to_string())))?;
-    let mut opts = OptsOnly::from_arg_matches(&matches)
-        .map_err(|e| Error::Usage(first_line(&e.to_string())))?
-        .opts;
+    let usage = |e: clap::Error| Error::Usage(clap_one_line(&e.render().to_string(), false));
+    let matches = cmd.try_get_matches_from(&all).map_err(usage)?;
+    let mut opts = OptsOnly::from_arg_matches(&matches).map_err(usage)?.opts;
     if std::env::var(ENV_SHARED).is_ok_and(|v| v == "1") {
         opts.shared = true;
     }
     Ok(opts)
 }
 
-/// Help text of copiergen's wrapper options (for `--copier-help`).
-pub fn copier_help(wrapper: &'static str) -> String {
-    OptsOnly::command()
-        .name(wrapper)
+/// Help text of copiergen's wrapper options (for `--copier-help`): the
+/// subcommand's description from `copiergen --help`, then the options.
+pub fn copier_help(wrapper: &'static str, about: Option<clap::builder::StyledStr>) -> String {
+    let cmd = OptsOnly::command().name(wrapper);
+    let cmd = match about {
+        Some(a) => cmd.about(a),
+        None => cmd,
+    };
+    cmd
         .override_usage(format!("{wrapper} [--copier-* options] <arguments of the wrapped tool>…"))
         .render_help()
         .to_string()
 }
 
-/// The first line of a clap error without its `error: ` prefix, plus clap's
-/// `tip:` line when it has one (it names the likely intended option).
-pub fn first_line(msg: &str) -> String {
-    let line = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or(msg).trim();
-    let line = line.strip_prefix("error: ").unwrap_or(line);
-    // clap's suggestion is on a later line; keep it, it is the fix.
-    match msg.lines().find(|l| l.contains("tip:")) {
-        Some(tip) => format!("{line} ({})", tip.trim()),
-        None => line.to_owned(),
+/// A clap error as one line, without its `error: ` prefix: the message with
+/// the argument names clap lists under it (`the following required
+/// arguments were not provided: -o <OUT>`), clap's `tip:` (it names the
+/// likely intended option or value) and, if `with_usage`, the usage line.
+pub fn clap_one_line(rendered: &str, with_usage: bool) -> String {
+    let mut message: Vec<&str> = Vec::new();
+    let mut tips: Vec<&str> = Vec::new();
+    let mut usage: Vec<&str> = Vec::new();
+    let mut section = 0; // 0: message, 1: after it, 2: in the usage paragraph
+    for line in rendered.lines().map(str::trim) {
+        if line.is_empty() {
+            if section == 0 && !message.is_empty() || section == 2 {
+                section = 1;
+            }
+            continue;
+        }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip);
+        } else if let Some(u) = line.strip_prefix("Usage: ") {
+            usage.push(u);
+            section = 2;
+        } else if section == 2 {
+            usage.push(line);
+        } else if section == 0 {
+            message.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
     }
+    let mut out = message.join(" ");
+    if out.ends_with(':') && message.len() == 1 {
+        out.pop();
+    }
+    for t in tips {
+        out.push_str(&format!(" ({t})"));
+    }
+    if with_usage && !usage.is_empty() {
+        out.push_str(&format!(" (usage: {})", usage.join(" ")));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -242,7 +275,7 @@ mod tests {
 
     #[test]
     fn help_lists_every_option() {
-        let h = copier_help("copiergen cc");
+        let h = copier_help("copiergen cc", None);
         for o in ["--copier-threshold", "--copier-no-rewrite", "--copier-remarks", "--copier-shared", "--copier-verbose", "--sanitize"] {
             assert!(h.contains(o), "{o} missing from help");
         }

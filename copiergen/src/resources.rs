@@ -80,20 +80,31 @@ impl Layout {
     pub fn plugin(&self) -> Result<PathBuf, Error> {
         if let Some(p) = std::env::var_os(ENV_PLUGIN).filter(|p| !p.is_empty()) {
             let p = PathBuf::from(p);
-            return if p.is_file() {
-                Ok(p)
-            } else {
-                Err(Error::missing(
+            if !p.is_file() {
+                return Err(Error::missing(
                     format!("pass plugin {} (from {ENV_PLUGIN})", p.display()),
                     "fix or unset COPIERGEN_PLUGIN",
-                ))
+                ));
+            }
+            return match check_plugin(&p) {
+                Ok(()) => Ok(p),
+                Err(reason) => Err(Error::Unusable {
+                    what: format!("{} (from {ENV_PLUGIN})", p.display()),
+                    reason,
+                    fix: "point COPIERGEN_PLUGIN at libcopiergen.so or unset it".into(),
+                }),
             };
         }
-        find_file(&self.lib_dirs, PLUGIN_FILE).ok_or_else(|| {
+        let p = find_file(&self.lib_dirs, PLUGIN_FILE).ok_or_else(|| {
             Error::missing(
                 format!("pass plugin {PLUGIN_FILE} (looked in {})", show(&self.lib_dirs)),
                 "build it with `cargo build --release` or set COPIERGEN_PLUGIN",
             )
+        })?;
+        check_plugin(&p).map(|()| p.clone()).map_err(|reason| Error::Unusable {
+            what: p.display().to_string(),
+            reason,
+            fix: "rebuild it with `cargo build --release`".into(),
         })
     }
 
@@ -118,14 +129,48 @@ impl Layout {
 /// The directory holding `file`: the one named by `env` if set (and then
 /// only that one), else the first of `candidates`.
 fn find_dir(env: &str, candidates: &[PathBuf], file: &str, fix: &str) -> Result<PathBuf, Error> {
-    let dirs = match std::env::var_os(env).filter(|p| !p.is_empty()) {
-        Some(d) => vec![PathBuf::from(d)],
-        None => candidates.to_vec(),
-    };
-    dirs.iter()
+    if let Some(d) = std::env::var_os(env).filter(|p| !p.is_empty()) {
+        let d = PathBuf::from(d);
+        return if d.join(file).is_file() {
+            Ok(d)
+        } else {
+            Err(Error::missing(format!("{file} in {} (from {env})", d.display()), format!("fix or unset {env}")))
+        };
+    }
+    candidates
+        .iter()
         .find(|d| d.join(file).is_file())
         .cloned()
-        .ok_or_else(|| Error::missing(format!("{file} (looked in {})", show(&dirs)), fix))
+        .ok_or_else(|| Error::missing(format!("{file} (looked in {})", show(candidates)), fix))
+}
+
+/// Check that `path` is an LLVM pass plugin clang-22 and opt-22 can load:
+/// an x86-64 ELF shared object defining `llvmGetPassPluginInfo` (the entry
+/// point of LLVM's `PassPlugin::Load`, llvm/Passes/PassPlugin.h). Reads only
+/// the ELF headers and dynamic symbol table.
+///
+/// # Errors
+/// A one-phrase reason.
+pub fn check_plugin(path: &Path) -> Result<(), String> {
+    use object::read::elf::ElfFile64;
+    use object::{Object, ObjectKind, ObjectSymbol};
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let cache = object::ReadCache::new(file);
+    let not_plugin = "not an LLVM pass plugin (not a 64-bit ELF shared object)";
+    let elf = ElfFile64::<object::Endianness, _>::parse(&cache).map_err(|_| not_plugin.to_owned())?;
+    if elf.kind() != ObjectKind::Dynamic {
+        return Err(not_plugin.into());
+    }
+    if elf.architecture() != object::Architecture::X86_64 {
+        return Err(format!("built for {:?}, not x86-64", elf.architecture()));
+    }
+    let entry = elf
+        .dynamic_symbols()
+        .any(|s| !s.is_undefined() && s.name_bytes().is_ok_and(|n| n == b"llvmGetPassPluginInfo"));
+    if !entry {
+        return Err("not an LLVM pass plugin (it defines no llvmGetPassPluginInfo)".into());
+    }
+    Ok(())
 }
 
 fn find_file(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
@@ -148,6 +193,21 @@ mod tests {
         assert!(l.include_dirs.contains(&PathBuf::from("/r/runtime/include")));
         let l = Layout::around(Path::new("/r/target/x86_64-unknown-linux-gnu/release/copiergen"));
         assert!(l.include_dirs.contains(&PathBuf::from("/r/runtime/include")));
+    }
+
+    #[test]
+    fn plugin_check_rejects_files_that_are_not_plugins() {
+        let dir = std::env::temp_dir().join(format!("copiergen-plugin-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = dir.join("text.so");
+        std::fs::write(&text, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+        assert!(check_plugin(&text).unwrap_err().contains("not an LLVM pass plugin"));
+        // A real shared object that is not a plugin (the C library).
+        let libc = Path::new("/lib/x86_64-linux-gnu/libc.so.6");
+        assert!(check_plugin(libc).unwrap_err().contains("llvmGetPassPluginInfo"));
+        // An executable is not a shared object.
+        assert!(check_plugin(Path::new("/bin/sh")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -289,6 +289,36 @@ fn install_layout_is_found_without_overrides() {
     assert!(shown.contains(&format!("{}", prefix.join("lib/libcopier.a").display())), "{shown}");
     assert_eq!(stdout_of(&mut Command::new(d.join("t"))), "7 1\n");
     assert_eq!(plugin_log(&d), "t.c -\n");
+
+    // pkg-config: the installed copier.pc has absolute paths and the libraries
+    // copiergen links; a plain clang build with it works from any directory.
+    let pc_path = prefix.join("lib/pkgconfig");
+    let pc = |args: &[&str]| stdout_of(Command::new("pkg-config").env("PKG_CONFIG_PATH", &pc_path).args(args).arg("copier"));
+    assert_eq!(pc(&["--cflags"]).trim(), format!("-I{}", prefix.join("include").display()));
+    let libs = pc(&["--libs", "--static"]);
+    assert!(libs.starts_with(&format!("-L{} -lcopier", prefix.join("lib").display())), "{libs}");
+    assert!(libs.contains(&copiergen_cli::cc::STATIC_DEPS.join(" ")), "{libs}");
+    let elsewhere = scratch("install-user");
+    write(&elsewhere, "t.c", PROG);
+    let cflags = pc(&["--cflags"]);
+    ok(Command::new("clang-22")
+        .current_dir(&elsewhere)
+        .args(cflags.split_whitespace())
+        .args(["t.c", "-o", "t", "-static-libgcc"])
+        .arg(prefix.join("lib/libcopier.a"))
+        .args(libs.split_whitespace().skip(2)));
+    assert_eq!(stdout_of(&mut Command::new(elsewhere.join("t"))), "7 1\n");
+}
+
+/// The build-tree runtime/copier.pc, named by an absolute PKG_CONFIG_PATH,
+/// gives absolute flags that name the real header directory.
+#[test]
+fn build_tree_pkg_config_works_from_any_directory() {
+    let d = scratch("tree-pc");
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime").canonicalize().unwrap();
+    let out = stdout_of(Command::new("pkg-config").current_dir(&d).env("PKG_CONFIG_PATH", &runtime).args(["--cflags", "copier"]));
+    let inc = out.trim().strip_prefix("-I").expect("-I flag");
+    assert!(Path::new(inc).is_absolute() && Path::new(inc).join("copier.h").is_file(), "{out}");
 }
 
 /// Exit code and the one stderr line of a failing run.
@@ -322,6 +352,7 @@ fn errors_are_one_line_with_distinct_exit_codes() {
     let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "bad.ll", "-o", "x.bc"]));
     assert_eq!(code, 4);
     assert!(msg.contains("bad.ll") && msg.contains("not valid LLVM IR"), "{msg}");
+    assert!(!d.join("x.bc").exists(), "a failed opt run leaves no output behind");
     let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "missing.ll", "-o", "x.bc"]));
     assert_eq!(code, 4);
     assert!(msg.contains("missing.ll"), "{msg}");
@@ -346,6 +377,12 @@ fn help_documents_every_option() {
     for s in ["--copier-threshold", "--copier-no-rewrite", "--copier-remarks", "--copier-shared", "--sanitize"] {
         assert!(cc.contains(s) && ours.contains(s), "{s}");
     }
+    // --copier-help starts with the subcommand's own description, as `help cc`.
+    let first = ours.lines().next().unwrap();
+    assert!(first.starts_with("Compile and link C like clang-22"), "{first}");
+    assert!(cc.contains(first), "{cc}");
+    let cargo = stdout_of(cmd(COPIERGEN, &d).args(["cargo", "--copier-help"]));
+    assert!(cargo.starts_with("Run cargo so the crate is built through the plugin"), "{cargo}");
     // `copiergen cc --help` is clang's help: a drop-in replacement.
     assert!(stdout_of(cmd(COPIERGEN, &d).args(["cc", "--help"])).contains("OVERVIEW: clang LLVM compiler"));
     assert!(stdout_of(cmd(COPIERGEN, &d).arg("--version")).starts_with("copiergen "));
@@ -401,4 +438,121 @@ fn internal_errors_are_one_line_without_backtrace() {
     assert_eq!(out.status.code(), Some(70), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("copiergen: internal error:") && !err.contains("stack backtrace"), "{err}");
+}
+
+/// A script that prints `banner` for `--version` (a stand-in for a tool of
+/// another LLVM version).
+fn fake_tool(dir: &Path, name: &str, banner: &str) -> PathBuf {
+    let p = write(dir, name, &format!("#!/bin/sh\necho '{banner}'\n"));
+    let mut perm = std::fs::metadata(&p).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&p, perm).unwrap();
+    p
+}
+
+#[test]
+fn foreign_targets_are_refused_at_every_step() {
+    let d = scratch("targets");
+    write(&d, "t.c", PROG);
+    for args in [
+        &["cc", "-O2", "--target=aarch64-linux-gnu", "-c", "t.c", "-o", "t.o"][..],
+        &["cc", "--target=riscv64-linux-gnu", "t.c", "-o", "t"],
+        &["cc", "-target", "wasm32-unknown-unknown", "t.c", "-o", "t"],
+        &["cc", "--target=i686-linux-gnu", "-c", "t.c", "-o", "t.o"],
+        &["cc", "-m32", "-c", "t.c", "-o", "t.o"],
+        &["cc", "-m32", "t.c", "-o", "t"],
+        &["cc", "--copier-no-rewrite", "-mx32", "-c", "t.c", "-o", "t.o"],
+        &["c++", "--target=aarch64-linux-gnu", "-x", "c++", "-c", "t.c", "-o", "t.o"],
+    ] {
+        let (code, msg) = failure(cmd(COPIERGEN, &d).args(args));
+        assert_eq!(code, 2, "{args:?}: {msg}");
+        assert!(msg.starts_with("copiergen: error: ") && msg.contains("x86_64 Linux"), "{msg}");
+        let flag = args.iter().find(|a| a.starts_with("--target=") || a.starts_with("-m")).copied().unwrap_or("wasm32");
+        assert!(msg.contains(flag), "{args:?}: {msg}");
+        assert!(!d.join("t.o").exists() && !d.join("t").exists(), "{args:?} wrote output");
+    }
+    assert_eq!(plugin_log(&d), "");
+    // Preprocessing for another target produces no code: clang's business.
+    write(&d, "h.c", "#include <copier.h>\nint f(void);\n");
+    ok(cmd(COPIERGEN, &d).args(["cc", "--target=aarch64-linux-gnu", "-E", "h.c", "-o", "h.i"]));
+    // The host spelled out is fine.
+    ok(cmd(COPIERGEN, &d).args(["cc", "--target=x86_64-pc-linux-gnu", "-c", "t.c", "-o", "t.o"]));
+    // cargo: refused before cargo runs (no Cargo.toml needed to see that).
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["cargo", "build", "--target", "aarch64-unknown-linux-gnu"]));
+    assert_eq!(code, 2);
+    assert!(msg.contains("aarch64-unknown-linux-gnu") && msg.contains("x86_64 Linux"), "{msg}");
+}
+
+#[test]
+fn no_input_files_is_clangs_own_message() {
+    let d = scratch("no-input");
+    for args in [&["cc"][..], &["cc", "-O2"], &["cc", "-c"], &["c++", "-O2", "-o", "prog"]] {
+        let out = run(cmd(COPIERGEN, &d).args(args));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("no input files") && !err.contains("undefined reference"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn unusable_resources_and_tools_are_copiergens_own_errors() {
+    let d = scratch("unusable");
+    write(&d, "t.c", PROG);
+    // A plugin path that is not a plugin: a text file, and a shared object without the entry point.
+    let libc = "/lib/x86_64-linux-gnu/libc.so.6";
+    for (plugin, why) in [("/etc/passwd", "not a 64-bit ELF shared object"), (libc, "llvmGetPassPluginInfo")] {
+        let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_PLUGIN", plugin).args(["cc", "-c", "t.c"]));
+        assert_eq!(code, 3, "{msg}");
+        assert!(msg.starts_with("copiergen: error: ") && msg.contains(plugin) && msg.contains(why), "{msg}");
+        let (code, _) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_PLUGIN", plugin).args(["opt", "t.c", "-o", "x.bc"]));
+        assert_eq!(code, 3);
+    }
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIER_INCLUDE_DIR", d.join("nonexistent")).args(["cc", "-c", "t.c"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("copier.h") && msg.contains("COPIER_INCLUDE_DIR") && msg.contains("nonexistent"), "{msg}");
+    // Tools of another LLVM version, or not LLVM tools, are named as such.
+    let opt14 = fake_tool(&d, "opt-old", "Debian LLVM version 14.0.6");
+    write(&d, "t.ll", "define void @f() {\n  ret void\n}\n");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_OPT", &opt14).args(["opt", "t.ll", "-o", "x.bc"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("COPIERGEN_OPT") && msg.contains("LLVM 14") && !msg.contains("t.ll"), "{msg}");
+    let clang14 = fake_tool(&d, "clang-old", "Debian clang version 14.0.6");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_CLANG", &clang14).args(["cc", "-c", "t.c"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("COPIERGEN_CLANG") && msg.contains("LLVM 14"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_CLANG", "/bin/true").args(["cc", "-c", "t.c"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("not an LLVM tool"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).env("COPIERGEN_CLANG", &clang14).args(["cargo", "build"]));
+    assert_eq!(code, 3);
+    assert!(msg.contains("COPIERGEN_CLANG") && msg.contains("LLVM 14"), "{msg}");
+    // The real LLVM 22 tools pass the check.
+    ok(cmd(COPIERGEN, &d).env("COPIERGEN_CLANG", "clang-22").args(["cc", "-c", "t.c", "-o", "t.o"]));
+    ok(cmd(COPIERGEN, &d).env("COPIERGEN_OPT", "opt-22").args(["opt", "t.ll", "-o", "x.bc"]));
+    // An output that cannot be written: copiergen's line, with the file name.
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "t.ll", "-o", "/nonexistent/dir/x"]));
+    assert_eq!(code, 1);
+    assert!(msg.starts_with("copiergen: error: ") && msg.contains("/nonexistent/dir/x"), "{msg}");
+}
+
+#[test]
+fn usage_errors_keep_the_missing_arguments_and_usage_on_one_line() {
+    let d = scratch("usage");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).arg("opt"));
+    assert_eq!(code, 2);
+    assert!(msg.contains("-o <OUT>") && msg.contains("<INPUT>") && msg.contains("usage: copiergen opt"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "x.bc"]));
+    assert_eq!(code, 2);
+    assert!(msg.contains("-o <OUT>") && msg.contains("usage: copiergen opt"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).arg("install"));
+    assert_eq!(code, 2);
+    assert!(msg.contains("--prefix <DIR>"), "{msg}");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["cc", "--copier-treshold=9", "-c", "t.c"]));
+    assert_eq!(code, 2);
+    assert!(msg.contains("'--copier-threshold'"), "{msg}");
+    // Bare `copiergen`: the usage and the list of subcommands, exit 2.
+    let out = run(&mut cmd(COPIERGEN, &d));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("Usage: copiergen <COMMAND>") && err.contains("  opt ") && err.contains("  install "), "{err}");
 }

@@ -37,6 +37,8 @@ options! {
     queue_depth: 256, count;
     /// 1: print the counters line to stderr at exit.
     stats: 0, flag;
+    /// Append the counters line, with ` pid=N`, to this file at exit (O_APPEND: many processes may share it; a relative path is taken from the working directory at start; COPIER_STATS_FILE sets it too, and suits paths with ':' or ','). Reads 1 while a file is set.
+    stats_file: 0, path;
     /// 0: no service thread; every copy is synchronous.
     service: 1, flag;
     /// 0: queue copies but start no service thread; they run on the threads that wait for them (deterministic; for tests).
@@ -107,6 +109,10 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
     let (slot, kind) = slot(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
     let bad = || OptionError::BadValue(name.to_string(), value.to_string());
     let v = match kind {
+        "path" => {
+            let path = set_path(name, value);
+            usize::from(path.is_some())
+        }
         "flag" => match value.trim() {
             "0" | "false" | "no" => 0,
             "1" | "true" | "yes" => 1,
@@ -121,10 +127,41 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         return Err(bad());
     }
     slot.store(v, Ordering::Relaxed);
-    if name == "nt_threshold" {
-        crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed);
+    match name {
+        "nt_threshold" => crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed),
+        // mirrored in the inline fast path's gate
+        "threshold" => crate::gate::set_threshold(v),
+        "stats" | "stats_file" => crate::gate::set_closed(crate::gate::CLOSED_STATS, stats_on()),
+        _ => {}
     }
     Ok(())
+}
+
+/// True when the counters are reported at exit (`stats` or `stats_file`):
+/// inline copies are then counted too.
+pub fn stats_on() -> bool {
+    get(&values::stats) != 0 || get(&values::stats_file) != 0
+}
+
+static STATS_FILE: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
+
+/// Store a path option (`stats_file`): empty clears it; a relative path is
+/// made absolute against the current working directory.
+fn set_path(_name: &str, value: &str) -> Option<std::path::PathBuf> {
+    let v = value.trim();
+    let path = if v.is_empty() {
+        None
+    } else {
+        let p = std::path::PathBuf::from(v);
+        Some(if p.is_absolute() { p } else { std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p) })
+    };
+    *STATS_FILE.lock().unwrap_or_else(|e| e.into_inner()) = path.clone();
+    path
+}
+
+/// The `stats_file` option's path, if set.
+pub fn stats_file() -> Option<std::path::PathBuf> {
+    STATS_FILE.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// Apply a `COPIER_OPTIONS`-style string (`a=1:b=2`, `,` also separates).
@@ -143,8 +180,9 @@ pub fn apply(spec: &str) -> Vec<OptionError> {
     errs
 }
 
-/// Read `COPIER_OPTIONS` and `COPIER_STATS` from the environment; report bad
-/// entries on stderr.
+/// Read `COPIER_OPTIONS`, `COPIER_STATS` and `COPIER_STATS_FILE` from the
+/// environment (in that order, so the single-option variables win); report
+/// bad entries on stderr.
 pub fn load_env() {
     if let Ok(spec) = std::env::var("COPIER_OPTIONS") {
         for e in apply(&spec) {
@@ -154,6 +192,14 @@ pub fn load_env() {
     if let Ok(v) = std::env::var("COPIER_STATS") {
         if let Err(e) = set("stats", &v) {
             eprintln!("copier: COPIER_STATS: {e}; ignored");
+        }
+    }
+    if let Some(v) = std::env::var_os("COPIER_STATS_FILE") {
+        match v.into_string() {
+            Ok(v) => {
+                let _ = set("stats_file", &v);
+            }
+            Err(_) => eprintln!("copier: COPIER_STATS_FILE: not valid UTF-8; ignored"),
         }
     }
 }
@@ -173,5 +219,18 @@ mod tests {
         assert!(errs[0].to_string().contains("unknown option 'bogus'"));
         assert!(errs[1].to_string().contains("segment_size"));
         assert!(apply("lazy_window_us=2000").is_empty());
+    }
+
+    #[test]
+    fn stats_file_is_a_path_option() {
+        assert!(apply("stats_file=rel/stats.txt").is_empty());
+        let p = stats_file().unwrap();
+        assert!(p.is_absolute() && p.ends_with("rel/stats.txt"), "{p:?}");
+        assert_eq!(get(&values::stats_file), 1);
+        assert!(stats_on());
+        assert!(apply("stats_file=").is_empty());
+        assert_eq!(stats_file(), None);
+        assert_eq!(get(&values::stats_file), 0);
+        assert!(TABLE.iter().any(|t| t.0 == "stats_file" && t.2 == "path"));
     }
 }

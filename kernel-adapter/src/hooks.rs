@@ -28,6 +28,8 @@ static HOOKS: AtomicPtr<Hooks> = AtomicPtr::new(core::ptr::null_mut());
 /// that start after this returns.
 pub fn set_hooks(hooks: &'static Hooks) {
     HOOKS.store(hooks as *const Hooks as *mut Hooks, Ordering::Release);
+    // every submit must now reach `on_submit`: close the inline fast path
+    crate::gate::set_closed(crate::gate::CLOSED_HOOKS, true);
 }
 
 /// The registered table, if any (one `Acquire` load, a plain `mov` on x86).

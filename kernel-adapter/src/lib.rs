@@ -8,13 +8,15 @@
 //!
 //! Module map: [`ring`] (per-thread copy queue), [`desc`] (segment
 //! completion protocol), [`tracker`] (dependencies, absorption, lazy drop),
-//! [`service`] (clients, executors, service thread, csync), [`engine`]
+//! [`service`] (clients, executors, service thread, csync), [`gate`] (the
+//! inline fast path's one-load proof that nothing is pending), [`engine`]
 //! (CPU copy engines), [`fault`] (recovering faults of asynchronous copies),
 //! [`config`] (`COPIER_OPTIONS`), [`stats`] (`COPIER_STATS`), [`hooks`]
 //! (sanitizer callbacks), [`sys`] (futex, clock).
 
 pub(crate) mod primitive;
 pub mod desc;
+pub mod gate;
 pub mod ring;
 
 #[cfg(not(loom))]

@@ -3,6 +3,9 @@
 //! thread's scheduling loop, and the `csync` family.
 //!
 //! # Paths
+//! * **fast path** (in the C entry points, `gate`): one load proves that no
+//!   copy is pending anywhere and the copy is below the threshold; then the
+//!   copy runs with the instructions of glibc's `memcpy` (or jumps to it).
 //! * **submit** (`amemcpy`): hooks; below the threshold, or when the service
 //!   is unavailable or the queue full, a synchronous copy after waiting for
 //!   pending conflicting copies; otherwise the caller fills the next slot of
@@ -14,8 +17,8 @@
 //! * **execute**: executors claim segments (`desc`), check their edges, copy,
 //!   and mark them done; the completer of the last segment retires the task
 //!   and queues its completion handler.
-//! * **csync**: a lock-free check that nothing is pending anywhere (per-client
-//!   `head == tail`); otherwise ingest, find the segments covering the range,
+//! * **csync**: a lock-free check that nothing is pending anywhere (the
+//!   gate's holds count, then per-client `head == tail`); otherwise ingest, find the segments covering the range,
 //!   push them to the sync queue (promotion), and help: claim and execute
 //!   unclaimed segments (dependencies first), spin briefly then park on the
 //!   completion epoch for segments other executors hold.
@@ -24,9 +27,10 @@ use crate::desc::{Descriptor, DEPS_CLEAR, FAULTED, INGESTED, RETIRED};
 use crate::ring::Ring;
 use crate::sys::{futex_wait, futex_wake, now_ns, FutexMutex};
 use crate::tracker::{exec_bytes, first_blocked, seg_range, HandlerTask, Tracker};
+use crate::gate::{self, Hold};
 use crate::{config, config::values as opt, engine, fault, hooks, stats::COUNTERS};
 use core::cell::{Cell, UnsafeCell};
-use core::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{compiler_fence, fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
 /// `COPIER_LAZY`: low-priority copy that may be dropped.
@@ -168,6 +172,9 @@ pub struct Client {
     inline: CachePadded<AtomicU64>,
     alive: AtomicBool,
     charged: AtomicU64,
+    /// Hold on the inline fast path's gate (`gate`): taken by this client's
+    /// thread when it queues a task, released once its queue drained.
+    hold: Hold,
 }
 
 static CLIENTS: [AtomicPtr<Client>; MAX_CLIENTS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_CLIENTS];
@@ -202,8 +209,56 @@ impl Drop for Local {
         let c = self.client.get();
         if !c.is_null() {
             // SAFETY: clients are leaked, never freed.
-            unsafe { (*c).alive.store(false, Ordering::Release) };
+            let c = unsafe { &*c };
+            // the thread's last chance to release its own hold; a queue
+            // still busy is released by the idle service later
+            release_own_hold(c);
+            c.alive.store(false, Ordering::Release);
         }
+    }
+}
+
+/// Own release (`gate` module docs): the calling thread is `c`'s producer,
+/// so nothing can be published while it checks that the queue drained.
+fn release_own_hold(c: &Client) {
+    if !c.hold.held() {
+        return;
+    }
+    let drained = ring_of(c).is_none_or(|r| r.tail() == r.head());
+    if drained && c.hold.begin_release() {
+        gate::sub_hold();
+    }
+}
+
+/// The calling thread's own release, if it has a client.
+fn release_own() {
+    if let Some((c, _)) = local() {
+        // SAFETY: leaked client (or null).
+        if let Some(c) = unsafe { c.as_ref() } {
+            release_own_hold(c);
+        }
+    }
+}
+
+/// Remote release of every client whose queue drained (the idle service
+/// thread; see `gate`): one asymmetric barrier for all of them.
+fn release_idle_holds() {
+    if !gate::barrier::register() {
+        return;
+    }
+    let mut won: Vec<&'static Client> = Vec::new();
+    for c in (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at) {
+        if c.hold.held() && ring_of(c).is_none_or(|r| r.tail() == r.head()) && c.hold.begin_release() {
+            won.push(c);
+        }
+    }
+    if won.is_empty() {
+        return;
+    }
+    let ok = gate::barrier::heavy();
+    for c in won {
+        let drained = ok && ring_of(c).is_none_or(|r| r.tail() == r.head());
+        c.hold.finish_release(drained, gate::sub_hold);
     }
 }
 
@@ -257,6 +312,7 @@ fn register_client() -> Option<&'static Client> {
         inline: CachePadded::new(AtomicU64::new(0)),
         alive: AtomicBool::new(true),
         charged: AtomicU64::new(0),
+        hold: Hold::new(),
     }));
     CLIENTS[n].store(c, Ordering::Release);
     NCLIENTS.store(n + 1, Ordering::Release);
@@ -308,6 +364,13 @@ fn outside<R>(f: impl FnOnce() -> R) -> R {
     let r = f();
     let _ = LOCAL.try_with(|l| l.busy.set(was));
     r
+}
+
+/// Fork child: zero the per-client inline counters (see `stats::reset`).
+pub fn reset_inline_counts() {
+    for c in (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at) {
+        c.inline.store(0, Ordering::Relaxed);
+    }
 }
 
 /// Sum of the per-client inline counters.
@@ -815,6 +878,9 @@ fn service_main() {
             }
             continue;
         }
+        // going idle: give back the gate holds of drained queues, so inline
+        // copies take the fast path again
+        release_idle_holds();
         // park (NAPI-style: after polling without work)
         SLEEPING.store(1, Ordering::SeqCst);
         // Re-check after announcing the park. The submit path reads SLEEPING
@@ -987,6 +1053,8 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         }
         (n.div_ceil(1 << shift) as u32, shift)
     };
+    // hold the fast path's gate closed before the task becomes visible ...
+    client.hold.ensure(gate::add_hold, gate::sub_hold);
     let e = ring.slot(pos);
     e.desc.reset(pos, nsegs, shift, 0);
     e.dst.store(d, Ordering::Relaxed);
@@ -996,6 +1064,11 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     e.handler.store(handler, Ordering::Relaxed);
     e.arg.store(arg, Ordering::Relaxed);
     ring.publish(pos);
+    // ... and after: a remote release may have raced with the publish (see
+    // `gate`: this compiler barrier plus the releaser's membarrier order the
+    // publish before this load, or the releaser sees the publish)
+    compiler_fence(Ordering::SeqCst);
+    client.hold.ensure(gate::add_hold, gate::sub_hold);
     // io_uring's need_wakeup pattern, without the store-load fence: see the
     // park in `service_main` for why a rare missed wake-up is harmless.
     if SLEEPING.load(Ordering::Relaxed) != 0 {
@@ -1004,36 +1077,39 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     TaskRef { client: client.idx, pos }.handle()
 }
 
-/// Inline fast path of a submit without handler (inlined into the C entry
-/// points): below the threshold and with nothing pending anywhere, copy here
-/// — no lock, no allocation, so no re-entrancy concern either — and count
-/// it. Returns false when the full submit path must run. The caller has
-/// called the submit hook.
+/// Inline copy of a submit without handler, off the entry points' fast
+/// path (which `gate` closes while statistics are on, hooks are registered,
+/// or some copy may be pending): below the threshold and with nothing
+/// pending that it could conflict with, copy here — no lock, no allocation,
+/// so no re-entrancy concern either — and count it. Returns false when the
+/// full submit path must run. The caller has called the submit hook.
 ///
 /// # Safety
 /// As [`submit`].
 #[inline(always)]
 pub unsafe fn copy_inline(dst: *mut u8, src: *const u8, n: usize) -> bool {
-    if n >= config::get(&opt::threshold) || !nothing_pending() {
+    if n >= config::get(&opt::threshold) || !(gate::no_holds() || inline_slow_check()) {
         return false;
     }
-    if n <= 32 && (dst as usize).abs_diff(src as usize) >= n {
-        // SAFETY: disjoint ranges of at most 32 bytes (caller contract).
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            engine::arch::x86_64::copy_le32(dst, src, n)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        // SAFETY: as above.
-        unsafe {
-            engine::move_bytes(dst, src, n)
-        };
-    } else {
-        // SAFETY: caller contract; overlap-safe.
-        unsafe { engine::move_bytes(dst, src, n) };
+    #[cfg(target_arch = "x86_64")]
+    if n <= 32 {
+        // SAFETY: at most 32 bytes, overlap-safe (caller contract).
+        unsafe { engine::arch::x86_64::copy_le32(dst, src, n) };
+        count_inline();
+        return true;
     }
+    // SAFETY: caller contract; overlap-safe.
+    unsafe { engine::move_bytes(dst, src, n) };
     count_inline();
     true
+}
+
+/// The gate is held: release the caller's own hold if its queue drained,
+/// then look at every queue.
+#[cold]
+fn inline_slow_check() -> bool {
+    release_own();
+    gate::no_holds() || nothing_pending()
 }
 
 #[inline(always)]
@@ -1244,7 +1320,7 @@ fn own_fast_window(from: usize) -> Option<usize> {
 /// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
 /// `[addr, addr + n)`.
 pub fn csync(addr: usize, n: usize) {
-    if n != 0 && !nothing_pending() {
+    if n != 0 && !gate::no_holds() && !nothing_pending() {
         wait_ranges(&[(addr, n, false)], true);
     }
     if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
@@ -1258,7 +1334,7 @@ pub fn csync_all() {
     // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
     // the slot (tail), and a handler runner counts itself in
     // HANDLERS_RUNNING before it takes the handler off the queue.
-    if !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
+    if !(gate::no_holds() || nothing_pending()) || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
         if let Some(_busy) = Busy::enter() {
             let t0 = now_ns();
             let mut targets = Vec::new();
@@ -1288,6 +1364,7 @@ pub fn csync_all() {
             }
             run_handlers();
             wait_until(|| HANDLERS_RUNNING.load(Ordering::Acquire) == 0);
+            release_own();
             if !targets.is_empty() {
                 COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
                 COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
@@ -1304,14 +1381,14 @@ pub fn csync_all() {
 /// when nothing is pending). Under a registered checker, exactly `addr + n`.
 pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     let want = addr.saturating_add(n);
-    if n != 0 && !nothing_pending() {
+    if n != 0 && !gate::no_holds() && !nothing_pending() {
         wait_ranges(&[(addr, n, false)], true);
     }
     if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
         f(addr, n);
         return want;
     }
-    if nothing_pending() {
+    if gate::no_holds() || nothing_pending() {
         return usize::MAX;
     }
     if let Some(end) = own_fast_window(want) {
@@ -1408,10 +1485,12 @@ pub fn fork_prepare() {
     START_LOCK.raw_lock();
     CLIENT_LOCK.raw_lock();
     TRACKER.raw_lock();
+    gate::fork_lock(true);
 }
 
 /// `pthread_atfork` parent.
 pub fn fork_parent() {
+    gate::fork_lock(false);
     TRACKER.raw_unlock();
     CLIENT_LOCK.raw_unlock();
     START_LOCK.raw_unlock();
@@ -1429,7 +1508,9 @@ pub fn fork_child() {
     SLEEPING.store(0, Ordering::Relaxed);
     WAITERS.store(0, Ordering::Relaxed);
     HANDLERS_RUNNING.store(0, Ordering::Relaxed);
+    crate::stats::reset();
     let me = local().map(|(c, _)| c).unwrap_or(core::ptr::null());
+    gate::fork_child((0..NCLIENTS.load(Ordering::Relaxed)).filter_map(client_at).filter(|c| c.hold.held()).count());
     for i in 0..NCLIENTS.load(Ordering::Relaxed) {
         let Some(c) = client_at(i) else { continue };
         if !core::ptr::eq(c, me) {
@@ -1445,6 +1526,22 @@ pub fn fork_child() {
             }
         }
     }
+    // An executor of the parent may have completed a task's last segment
+    // and been waiting for the tracker lock (held across the fork by
+    // `fork_prepare`) to retire it: here nobody would, and a `csync_all`
+    // waiting for RETIRED would hang. Retire such tasks now (their
+    // handlers run in the child too, as for every task the child finishes).
+    let mut g = TRACKER.lock();
+    for i in 0..NCLIENTS.load(Ordering::Relaxed) {
+        let Some(r) = client_at(i).and_then(ring_of) else { continue };
+        for p in r.tail()..r.ingested() {
+            let d = &r.slot(p).desc;
+            if d.pos() == p && d.flags() & RETIRED == 0 && d.first_undone(0, d.nsegs()).is_none() {
+                g.retire(TaskRef { client: i as u16, pos: p });
+            }
+        }
+    }
+    HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
 }
 
 /// For tests: number of runs in the tracker's index (0 when nothing is

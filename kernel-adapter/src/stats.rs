@@ -1,6 +1,7 @@
-//! Counters behind `COPIER_STATS=1`. The format of the exit line is part of
-//! the interface (issue 2):
-//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N`.
+//! Counters behind `COPIER_STATS=1` and `COPIER_STATS_FILE`. The format of
+//! the exit line is part of the interface (issue 2):
+//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N`;
+//! the stats file's lines end with ` pid=N`.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
@@ -91,4 +92,38 @@ pub fn print_line() {
     s.push('\n');
     // SAFETY: writing our own buffer to fd 2.
     unsafe { libc::write(2, s.as_ptr().cast(), s.len()) };
+}
+
+/// Append the stats line and ` pid=N` to `path` with one `write(2)` on an
+/// `O_APPEND` descriptor, so the lines of many processes sharing the file
+/// never interleave (an appending write positions and writes atomically:
+/// POSIX `write`, "If the O_APPEND flag ... is set"). Errors are reported
+/// on stderr; they never abort the exit.
+pub fn append_line(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let line = format!("{} pid={}\n", snapshot().line(), std::process::id());
+    let Ok(cpath) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return };
+    // SAFETY: open(2) with a NUL-terminated path; write(2) and close(2) on
+    // the descriptor we opened, with our own buffer.
+    unsafe {
+        let fd = libc::open(cpath.as_ptr(), libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_CLOEXEC, 0o644);
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            let msg = format!("copier: stats_file {}: {e}\n", path.display());
+            libc::write(2, msg.as_ptr().cast(), msg.len());
+            return;
+        }
+        libc::write(fd, line.as_ptr().cast(), line.len());
+        libc::close(fd);
+    }
+}
+
+/// Fork child: start counting from zero, so each process's exit line
+/// reports its own copies (the lines of a process tree add up).
+pub fn reset() {
+    let c = &*COUNTERS;
+    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.lazy_dropped, &c.csync_waits, &c.csync_wait_ns, &c.service_bytes, &c.helper_bytes] {
+        a.store(0, Ordering::Relaxed);
+    }
+    crate::service::reset_inline_counts();
 }

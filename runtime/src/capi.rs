@@ -7,8 +7,10 @@
 //! opaque library, behaves exactly as if every `amemcpy` were a `memcpy` at
 //! its call site.
 
+use copier_adapter::gate::{FastPath, MemFn};
 use copier_adapter::service;
 use core::ffi::{c_int, c_void};
+use core::sync::atomic::Ordering;
 
 /// A descriptor handle from [`copier_submit`]: slot index and generation.
 /// 0 means "completed synchronously"; a handle whose generation no longer
@@ -28,6 +30,10 @@ pub const COPIER_LAZY: u32 = 1;
 /// `copier_submit` flag: the ranges may overlap (`memmove` semantics).
 pub const COPIER_MOVE: u32 = 2;
 
+/// The inline fast path's gate line (`copier_adapter::gate`), defined here
+/// so the entry points below reach it RIP-relative; installed at init.
+pub(crate) static FAST: FastPath = FastPath::new();
+
 #[inline(always)]
 fn handler_word(f: copier_handler_fn) -> usize {
     f.map_or(0, |f| f as usize)
@@ -42,6 +48,50 @@ fn handler_word(f: copier_handler_fn) -> usize {
 /// `src`.
 #[no_mangle]
 pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
+    // Fast path: one load proves nothing is pending anywhere and the copy
+    // is below the threshold (`copier_adapter::gate`); then a tail jump to
+    // glibc's memcpy, the routine a plain memcpy call reaches.
+    // SAFETY: forwarded caller contract.
+    if let Some(d) = unsafe { fast_copy(dst, src, n, &FAST.memcpy) } {
+        return d;
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { submit_slow(dst, src, n, 0) }
+}
+
+/// The fast path (gate open, `n` below the threshold): short copies right
+/// here with the instructions glibc's `memmove` runs for them (every load
+/// before any store, so overlapping ranges move correctly), longer ones by
+/// a tail jump to `routine` (glibc's `memcpy` or `memmove`); `None` when
+/// the gate is closed or `n` is not below the threshold.
+///
+/// # Safety
+/// As `memmove` for `n < FAST.inline_limit`, else as `routine`.
+#[inline(always)]
+unsafe fn fast_copy(dst: *mut c_void, src: *const c_void, n: usize, routine: &core::sync::atomic::AtomicPtr<()>) -> Option<*mut c_void> {
+    #[cfg(target_arch = "x86_64")]
+    if n < FAST.inline_limit.load(Ordering::Acquire) {
+        // SAFETY: inline_limit exceeds 32 only on CPUs with AVX and never
+        // exceeds 257 (see copy_le256); caller contract for the ranges.
+        unsafe { copier_adapter::engine::arch::x86_64::copy_le256(dst.cast(), src.cast(), n, FAST.wide.load(Ordering::Relaxed)) };
+        return Some(dst);
+    }
+    if n < FAST.limit.load(Ordering::Acquire) {
+        // SAFETY: `routine` only holds MemFn values (glibc's or the
+        // engine's); forwarded caller contract.
+        return Some(unsafe { core::mem::transmute::<*mut (), MemFn>(routine.load(Ordering::Relaxed))(dst, src, n) });
+    }
+    None
+}
+
+/// Everything but the fast path of [`amemcpy`]/[`amemmove`]: init, hooks,
+/// the inline copy with pending copies around, the asynchronous submit.
+///
+/// # Safety
+/// As [`amemcpy`] (as `memmove` with `COPIER_MOVE`).
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn submit_slow(dst: *mut c_void, src: *const c_void, n: usize, flags: u32) -> *mut c_void {
     crate::ensure_init();
     if crate::hooks::get().is_none() {
         // SAFETY: forwarded caller contract.
@@ -50,8 +100,10 @@ pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize)
         }
     }
     // SAFETY: forwarded caller contract.
-    unsafe { service::submit(dst.cast(), src.cast(), n, 0, 0, 0) };
-    dst
+    unsafe { service::submit(dst.cast(), src.cast(), n, flags, 0, 0) };
+    // (opaque, so the optimizer does not learn that this returns `dst` and
+    // keep `dst` in a callee-saved register across the fast path)
+    core::hint::black_box(dst)
 }
 
 /// As [`amemcpy`], but the ranges may overlap (as `memmove`).
@@ -60,16 +112,13 @@ pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize)
 /// As `memmove`, plus the `csync` rule of [`amemcpy`].
 #[no_mangle]
 pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
-    crate::ensure_init();
-    if crate::hooks::get().is_none() {
-        // SAFETY: forwarded caller contract.
-        if unsafe { service::copy_inline(dst.cast(), src.cast(), n) } {
-            return dst;
-        }
+    // fast path: see amemcpy
+    // SAFETY: forwarded caller contract.
+    if let Some(d) = unsafe { fast_copy(dst, src, n, &FAST.memmove) } {
+        return d;
     }
     // SAFETY: forwarded caller contract.
-    unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_MOVE, 0, 0) };
-    dst
+    unsafe { submit_slow(dst, src, n, COPIER_MOVE) }
 }
 
 /// Lazy copy (see [`COPIER_LAZY`]); returns `dst`.

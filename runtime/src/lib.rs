@@ -34,7 +34,15 @@ pub mod stats {
 /// Test and diagnostic helpers (not part of the C ABI).
 pub mod testing {
     pub use copier_adapter::engine::engine_name;
+    pub use copier_adapter::gate::barrier::register as membarrier_available;
+    pub use copier_adapter::gate::holds as gate_holds;
     pub use copier_adapter::service::{debug_pending, index_len, kill_service, nothing_pending, quiesce, service_running};
+
+    /// True while copies below the threshold take the inline fast path
+    /// (`copier_adapter::gate`: nothing pending, no hooks, stats off).
+    pub fn fast_path_open() -> bool {
+        crate::capi::FAST.limit.load(core::sync::atomic::Ordering::Acquire) != 0
+    }
 }
 
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -48,12 +56,12 @@ static INIT: AtomicU8 = AtomicU8::new(0);
 #[inline(always)]
 pub fn ensure_init() {
     if INIT.load(Ordering::Relaxed) != 2 {
-        init_slow();
+        init_slow(false);
     }
 }
 
 #[cold]
-fn init_slow() {
+fn init_slow(from_ctor: bool) {
     // Never wait here: reading the environment may itself call memcpy, and
     // a program that interposes memcpy with amemcpy re-enters this function
     // (calls made meanwhile use the default options).
@@ -66,7 +74,41 @@ fn init_slow() {
         libc::atexit(at_exit);
         libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
     }
+    copier_adapter::gate::install(&capi::FAST);
+    resolve_libc_routines();
+    if from_ctor {
+        // the process is (almost always) still single-threaded here, where
+        // registration is cheap (~2 us; ~10 ms once threads exist, which
+        // the idle service thread pays instead when init runs late)
+        copier_adapter::gate::barrier::register();
+    }
     INIT.store(2, Ordering::Release);
+    copier_adapter::gate::set_closed(copier_adapter::gate::CLOSED_INIT, false);
+}
+
+/// Point the inline fast path at glibc's own `memcpy`/`memmove` (the
+/// routines a plain `memcpy` call reaches), looked up in libc itself so a
+/// program that interposes `memcpy` with `amemcpy` cannot make the fast
+/// path recurse. Without a dynamic libc (a `-static` program) the engine's
+/// copies stay in place.
+fn resolve_libc_routines() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: dlopen with RTLD_NOLOAD only returns an already loaded libc;
+    // dlsym returns the resolved address of a function with memcpy's C
+    // signature (IFUNCs are resolved by dlsym).
+    unsafe {
+        let h = libc::dlopen(c"libc.so.6".as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD);
+        if h.is_null() {
+            return;
+        }
+        let (c, m) = (libc::dlsym(h, c"memcpy".as_ptr()), libc::dlsym(h, c"memmove".as_ptr()));
+        if !c.is_null() && !m.is_null() {
+            copier_adapter::gate::set_routines(
+                core::mem::transmute::<*mut libc::c_void, copier_adapter::gate::MemFn>(c),
+                core::mem::transmute::<*mut libc::c_void, copier_adapter::gate::MemFn>(m),
+            );
+        }
+    }
 }
 
 extern "C" fn at_exit() {
@@ -74,6 +116,9 @@ extern "C" fn at_exit() {
     copier_adapter::service::csync_all();
     if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 {
         copier_adapter::stats::print_line();
+    }
+    if let Some(path) = copier_adapter::config::stats_file() {
+        copier_adapter::stats::append_line(&path);
     }
 }
 
@@ -88,7 +133,9 @@ extern "C" fn fork_child() {
 }
 
 extern "C" fn ctor() {
-    ensure_init();
+    if INIT.load(Ordering::Relaxed) != 2 {
+        init_slow(true);
+    }
 }
 
 #[used]

@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fault stats interpose; do
+for t in basic fork fork_threads fault stats stats_fork interpose; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -27,6 +27,12 @@ for opts in "" "queue_depth=2" "service=0" "spawn=0" "segment_size=64k:exec_batc
   for bin in basic basic-static fork; do
     if COPIER_OPTIONS="$opts" timeout 120 "$out/$bin" >/dev/null; then ok "$bin [$opts]"; else ko "$bin [$opts] (exit $?)"; fi
   done
+done
+
+# fork from a multi-threaded program with copies in flight: no child hangs
+# (each child arms a 10 s alarm as hang detector), no byte lost either side
+for opts in "" "spawn=0" "segment_size=64k:exec_batch=1"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 300 "$out/fork_threads" 150); then ok "fork_threads [$opts]: $r"; else ko "fork_threads [$opts] (exit $?): $r"; fi
 done
 
 # memcpy/memmove interposed by amemcpy: the runtime's own copies re-enter it
@@ -75,6 +81,30 @@ for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats
     ko "stats format [$env]: '$line'"
   fi
 done
+# the stats file: one appended line per process (fork child included),
+# each with its own pid and only its own copies; nothing on stderr
+re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ pid=[0-9]+$'
+for how in env opt; do
+  f="$out/stats-file-$how.txt"
+  rm -f "$f"
+  err=""
+  for i in 1 2 3; do
+    if [ $how = env ]; then err+=$(COPIER_STATS_FILE="$f" COPIER_OPTIONS=spawn=0 "$out/stats" 2>&1 >/dev/null)
+    else err+=$(COPIER_OPTIONS="spawn=0:stats_file=$f" "$out/stats" 2>&1 >/dev/null); fi
+  done
+  if [ $how = env ]; then err+=$(cd "$out" && COPIER_STATS_FILE="stats-file-$how.txt" COPIER_OPTIONS=spawn=0 ./stats_fork 2>&1 >/dev/null)
+  else err+=$(cd "$out" && COPIER_OPTIONS="spawn=0:stats_file=stats-file-$how.txt" ./stats_fork 2>&1 >/dev/null); fi
+  lines=$(wc -l <"$f"); bad=$(grep -cvE "$re_file" "$f" || true); pids=$(grep -oE 'pid=[0-9]+' "$f" | sort -u | wc -l)
+  last2=$(tail -n2 "$f" | sed -E 's/.*tasks=([0-9]+).*/\1/' | sort | tr '\n' ' ')
+  if [ "$lines" = 5 ] && [ "$bad" = 0 ] && [ "$pids" = 5 ] && [ "$last2" = "1 2 " ] && [ -z "$err" ]; then
+    ok "stats_file [$how]: 5 lines, 5 pids, fork child counts only its own copy"
+  else
+    ko "stats_file [$how]: lines=$lines bad=$bad pids=$pids fork tasks='$last2' stderr='$err': $(cat "$f")"
+  fi
+done
+line=$(COPIER_STATS_FILE=/nonexistent-dir/x "$out/stats" 2>&1 >/dev/null | tail -n1 || true)
+if [[ "$line" == "copier: stats_file /nonexistent-dir/x: "* ]]; then ok "unwritable stats file reported: $line"; else ko "unwritable stats file: '$line'"; fi
+
 line=$("$out/stats" 2>&1 >/dev/null | tail -n1 || true)
 if [ -z "$line" ]; then ok "no stats line without the switch"; else ko "unexpected stderr: $line"; fi
 line=$(COPIER_OPTIONS="bogus=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
