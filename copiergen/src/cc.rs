@@ -135,6 +135,14 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
     if action == Action::Info || inv.has_no_input() {
         return Ok(add);
     }
+    if opts.sanitize {
+        if let Some(s) = conflicting_sanitizer(args) {
+            return Err(Error::Usage(format!(
+                "--sanitize cannot be combined with -fsanitize={s}: both runtimes intercept malloc/free{} (CopierSanitizer's shadow is at ASan's offset); build the two separately",
+                if SHADOW_SANITIZERS.contains(&s.as_str()) { " and keep shadow memory" } else { "" }
+            )));
+        }
+    }
     if let Some(flag) = inv.foreign_target().filter(|_| inv.adds_plugin()) {
         return Err(Error::Usage(format!(
             "{flag}: copiergen builds for x86_64 Linux (glibc) only, where libcopier runs; \
@@ -174,6 +182,46 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
         add_runtime(args, &inv, opts, res, &mut add)?;
     }
     Ok(add)
+}
+
+/// Clang sanitizers whose runtime keeps shadow memory (ASan's mapping
+/// uses CopierSanitizer's offset 0x7fff8000; the others map or protect
+/// ranges that overlap it).
+const SHADOW_SANITIZERS: &[&str] =
+    &["address", "kernel-address", "hwaddress", "kernel-hwaddress", "memory", "kernel-memory", "thread", "dataflow", "type", "numerical"];
+
+/// Clang sanitizers that cannot share a process with CopierSanitizer: the
+/// shadow ones, and those whose runtime also interposes malloc/free (both
+/// interceptors then claim the same symbols: `free(): invalid pointer` at
+/// start).
+const CONFLICTING_SANITIZERS: &[&str] = &["leak", "realtime"];
+
+/// The first sanitizer enabled by the `-fsanitize=`/`-fno-sanitize=` list
+/// of `args` (later flags win, as in clang) that conflicts with
+/// `--sanitize`.
+fn conflicting_sanitizer(args: &[OsString]) -> Option<String> {
+    let mut on: Vec<String> = Vec::new();
+    for a in args {
+        let a = a.to_string_lossy();
+        let (enable, list) = if let Some(l) = a.strip_prefix("-fsanitize=") {
+            (true, l)
+        } else if let Some(l) = a.strip_prefix("-fno-sanitize=") {
+            (false, l)
+        } else {
+            continue;
+        };
+        for name in list.split(',').filter(|n| !n.is_empty()) {
+            if !enable && name == "all" {
+                on.clear();
+                continue;
+            }
+            on.retain(|n| n != name);
+            if enable {
+                on.push(name.to_string());
+            }
+        }
+    }
+    on.into_iter().find(|n| n == "all" || SHADOW_SANITIZERS.contains(&n.as_str()) || CONFLICTING_SANITIZERS.contains(&n.as_str()))
 }
 
 fn add_lto_link(inv: &Invocation, plugin: &Path, opts: &CopierOpts, add: &mut Additions) -> Result<(), Error> {
@@ -420,6 +468,33 @@ mod tests {
     fn partial_link_gets_nothing_from_runtime() {
         let a = add("-r a.o b.o -o ab.o", &d()).unwrap();
         assert!(!a.iter().any(|x| x.contains("libcopier.")));
+    }
+
+    #[test]
+    fn sanitize_rejects_sanitizers_that_share_its_shadow_or_malloc() {
+        let o = CopierOpts { sanitize: true, ..d() };
+        for (flags, bad) in [
+            (&["-fsanitize=address"][..], Some("address")),
+            (&["-fsanitize=undefined,memory"][..], Some("memory")),
+            (&["-fsanitize=thread"][..], Some("thread")),
+            (&["-fsanitize=leak"][..], Some("leak")),
+            (&["-fsanitize=address", "-fno-sanitize=address"][..], None),
+            (&["-fsanitize=undefined"][..], None),
+            (&["-fsanitize=safe-stack"][..], None),
+        ] {
+            let mut a: Vec<OsString> = flags.iter().map(OsString::from).collect();
+            a.extend(["x.c", "-o", "x"].map(OsString::from));
+            assert_eq!(conflicting_sanitizer(&a).as_deref(), bad, "{flags:?}");
+            if let Some(bad) = bad {
+                match additions(&a, &o, &Fake { has_plugin: true }) {
+                    Err(Error::Usage(m)) => assert!(m.contains(&format!("-fsanitize={bad}")) && !m.contains('\n'), "{m}"),
+                    other => panic!("{flags:?}: {other:?}"),
+                }
+            }
+        }
+        // Without --sanitize every sanitizer passes through.
+        let a: Vec<OsString> = ["-fsanitize=address", "x.c"].map(OsString::from).to_vec();
+        assert!(additions(&a, &d(), &Fake { has_plugin: true }).is_ok());
     }
 
     #[test]

@@ -49,7 +49,8 @@ use crate::options::{OptionDefault, PluginOption};
 use crate::registry::{ModulePass, Schedule};
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::debuginfo as di;
-use inkwell::llvm_sys::prelude::{LLVMBuilderRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMBuilderRef, LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use std::collections::HashMap;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode};
 use std::ffi::CString;
 
@@ -138,6 +139,24 @@ struct Access {
     /// the length operand of a memory intrinsic.
     len: Option<LLVMValueRef>,
     align: u32,
+    /// The debug location of the check call (see [`Site`]).
+    site: Site,
+}
+
+/// The source location a check call carries: the report's frame #0 and
+/// SUMMARY line come from it.
+#[derive(Clone)]
+enum Site {
+    /// One location (null only in a function without debug info).
+    Fixed(LLVMMetadataRef),
+    /// The access has no line of its own because SimplifyCFG merged
+    /// identical instructions of several predecessors into their common
+    /// successor (`DILocation::getMergedLocation` gives line 0). `phi`, at
+    /// the top of that block, holds the index in `locs` of the location of
+    /// the predecessor the program came from; the cold path calls the
+    /// runtime from a call carrying that location, so the report names the
+    /// line that actually ran.
+    ByPredecessor { phi: LLVMValueRef, locs: Vec<LLVMMetadataRef> },
 }
 
 /// The runtime's check functions, declared in the module.
@@ -206,9 +225,16 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         for bb in ir::blocks(f) {
             for inst in ir::instructions(bb) {
                 collect(cx, inst, &memcpy_ids, &memset_ids, &mut accesses);
+                keep_libcall(inst);
             }
         }
         let rb = Raw::new(m);
+        // Locations are resolved on the CFG as the optimizer left it, before
+        // the checks split any block.
+        let mut sites = Sites::new(f);
+        for a in &mut accesses {
+            a.site = sites.site(&rb, a.inst);
+        }
         for a in &accesses {
             emit_check(&rb, &checks, a);
         }
@@ -261,7 +287,7 @@ fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memse
             return;
         }
         if let Some(size) = cx.store_size(ty).filter(|&s| s > 0) {
-            out.push(Access { inst, ptr, write, size: Some(size), len: None, align: align() });
+            out.push(Access { inst, ptr, write, size: Some(size), len: None, align: align(), site: Site::Fixed(std::ptr::null_mut()) });
         }
     };
     match op {
@@ -286,19 +312,220 @@ fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memse
             if memcpy_ids.contains(&id) {
                 let (dst, src, len) = (ir::arg(inst, 0), ir::arg(inst, 1), ir::arg(inst, 2));
                 if ir::is_ptr_as0(src) {
-                    out.push(Access { inst, ptr: src, write: false, size: None, len: Some(len), align: 1 });
+                    out.push(Access { inst, ptr: src, write: false, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()) });
                 }
                 if ir::is_ptr_as0(dst) {
-                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1 });
+                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()) });
                 }
             } else if memset_ids.contains(&id) {
                 let (dst, len) = (ir::arg(inst, 0), ir::arg(inst, 2));
                 if ir::is_ptr_as0(dst) {
-                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1 });
+                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()) });
                 }
             }
         }
         _ => {}
+    }
+}
+
+/// Keeps a call to an external function that takes a pointer a real call,
+/// by marking the call site `nobuiltin` (as AddressSanitizer's
+/// `maybeMarkSanitizerLibraryCallNoBuiltin`). CodeGen runs after this pass
+/// and may expand a recognised library call inline: ExpandMemCmp turns
+/// `memcmp`/`bcmp` with a small constant length into plain loads, and
+/// SelectionDAG lowers other `mem*`/`str*` calls on some targets. Those
+/// loads would be unchecked; as a call, the runtime's interceptor checks
+/// it. Calls with the `builtin` attribute (C++ `operator new`) and
+/// intrinsics are left alone; a call to a function that is not a library
+/// function is unaffected by `nobuiltin`.
+fn keep_libcall(inst: LLVMValueRef) {
+    if ir::opcode(inst) != LLVMOpcode::LLVMCall {
+        return;
+    }
+    let Some(callee) = ir::called_function(inst) else { return };
+    if !ir::is_declaration(callee) || ir::function_intrinsic_id(callee) != 0 {
+        return;
+    }
+    // SAFETY: inst is a live call; the attribute kinds are looked up by name
+    // and the parameter array has exactly LLVMCountParamTypes entries.
+    unsafe {
+        let fn_ty = c::LLVMGetCalledFunctionType(inst);
+        let n = c::LLVMCountParamTypes(fn_ty) as usize;
+        let mut params = vec![std::ptr::null_mut(); n];
+        c::LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
+        if !params.iter().any(|&t| ir::type_kind(t) == inkwell::llvm_sys::LLVMTypeKind::LLVMPointerTypeKind) {
+            return;
+        }
+        let kind = |name: &str| c::LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+        let fn_index = inkwell::llvm_sys::LLVMAttributeFunctionIndex;
+        let (builtin, nobuiltin) = (kind("builtin"), kind("nobuiltin"));
+        if nobuiltin == 0 || !c::LLVMGetCallSiteEnumAttribute(inst, fn_index, builtin).is_null() {
+            return;
+        }
+        let attr = c::LLVMCreateEnumAttribute(c::LLVMGetTypeContext(ir::type_of(inst)), nobuiltin, 0);
+        c::LLVMAddCallSiteAttribute(inst, fn_index, attr);
+    }
+}
+
+/// A debug location with a line (not null, not line 0).
+fn located(inst: LLVMValueRef) -> Option<LLVMMetadataRef> {
+    // SAFETY: inst is a live instruction; a non-null debug location is a
+    // DILocation.
+    unsafe {
+        let loc = di::LLVMInstructionGetDebugLoc(inst);
+        (!loc.is_null() && di::LLVMDILocationGetLine(loc) != 0).then_some(loc)
+    }
+}
+
+/// The located instruction nearest before `inst` in its block.
+fn located_before(inst: LLVMValueRef) -> Option<LLVMMetadataRef> {
+    // SAFETY: inst is a live instruction.
+    let mut i = unsafe { c::LLVMGetPreviousInstruction(inst) };
+    while !i.is_null() {
+        if let Some(l) = located(i) {
+            return Some(l);
+        }
+        // SAFETY: as above.
+        i = unsafe { c::LLVMGetPreviousInstruction(i) };
+    }
+    None
+}
+
+/// Resolves the debug location of each check call of one function (see
+/// [`Site`]): the access's own location if it has a line; else the nearest
+/// located instruction before it (in its block, then back through unique
+/// predecessors); else, for a block entered from predecessors that end at
+/// different lines, the line of the predecessor actually taken; else a
+/// location on the function's own line (its `DISubprogram`), so a report
+/// never lacks a line of the user's program.
+struct Sites {
+    /// Predecessors of each block, one entry per CFG edge.
+    preds: HashMap<LLVMBasicBlockRef, Vec<LLVMBasicBlockRef>>,
+    /// The site of an access with no located instruction before it in its block.
+    entry: HashMap<LLVMBasicBlockRef, Site>,
+    /// Location on the function's line, or null without debug info.
+    fallback: LLVMMetadataRef,
+}
+
+impl Sites {
+    fn new(f: LLVMValueRef) -> Sites {
+        let mut preds: HashMap<_, Vec<_>> = HashMap::new();
+        for bb in ir::blocks(f) {
+            for s in ir::successors(bb) {
+                preds.entry(s).or_default().push(bb);
+            }
+        }
+        // SAFETY: f is a live function definition; the subprogram, when
+        // present, is a DISubprogram of this function.
+        let fallback = unsafe {
+            let sp = di::LLVMGetSubprogram(f);
+            if sp.is_null() {
+                std::ptr::null_mut()
+            } else {
+                let ctx = c::LLVMGetTypeContext(c::LLVMGlobalGetValueType(f));
+                di::LLVMDIBuilderCreateDebugLocation(ctx, di::LLVMDISubprogramGetLine(sp), 0, sp, std::ptr::null_mut())
+            }
+        };
+        Sites { preds, entry: HashMap::new(), fallback }
+    }
+
+    fn site(&mut self, b: &Raw, inst: LLVMValueRef) -> Site {
+        if let Some(l) = located(inst).or_else(|| located_before(inst)) {
+            return Site::Fixed(l);
+        }
+        let bb = ir::parent_block(inst);
+        if let Some(s) = self.entry.get(&bb) {
+            return s.clone();
+        }
+        let s = self.entry_site(b, bb);
+        self.entry.insert(bb, s.clone());
+        s
+    }
+
+    fn distinct_preds(&self, bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+        let mut v: Vec<LLVMBasicBlockRef> = Vec::new();
+        for &p in self.preds.get(&bb).map_or(&[][..], |v| &v[..]) {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+        v
+    }
+
+    /// The location the program last passed in `bb` (from its end), going
+    /// back through unique predecessors (at most 16 blocks).
+    fn at_end(&self, mut bb: LLVMBasicBlockRef) -> Option<LLVMMetadataRef> {
+        for _ in 0..16 {
+            let term = ir::block_terminator_of(bb);
+            if term.is_null() {
+                return None;
+            }
+            if let Some(l) = located(term).or_else(|| located_before(term)) {
+                return Some(l);
+            }
+            match self.distinct_preds(bb)[..] {
+                [p] if p != bb => bb = p,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn entry_site(&self, b: &Raw, bb: LLVMBasicBlockRef) -> Site {
+        let preds = self.distinct_preds(bb);
+        let locs: Vec<LLVMMetadataRef> = preds.iter().map(|&p| self.at_end(p).unwrap_or(self.fallback)).collect();
+        // SAFETY: every non-null location is a live DILocation.
+        let key = |l: LLVMMetadataRef| unsafe {
+            if l.is_null() {
+                (0, std::ptr::null_mut())
+            } else {
+                (di::LLVMDILocationGetLine(l), di::LLVMDILocationGetScope(l))
+            }
+        };
+        let mut distinct: Vec<LLVMMetadataRef> = Vec::new();
+        let mut index = Vec::with_capacity(locs.len());
+        for &l in &locs {
+            let i = distinct.iter().position(|&d| key(d) == key(l)).unwrap_or_else(|| {
+                distinct.push(l);
+                distinct.len() - 1
+            });
+            index.push(i as u64);
+        }
+        match distinct.len() {
+            0 => Site::Fixed(self.fallback),
+            1 => Site::Fixed(distinct[0]),
+            _ => {
+                // SAFETY: bb is a live block with a terminator, entered from
+                // exactly the edges in self.preds[bb]; the phi goes before
+                // its first instruction and gets one incoming value per edge.
+                let phi = unsafe {
+                    let first = c::LLVMGetFirstInstruction(bb);
+                    c::LLVMPositionBuilderBefore(raw(b), first);
+                    c::LLVMSetCurrentDebugLocation2(raw(b), std::ptr::null_mut());
+                    let ctx = c::LLVMGetTypeContext(ir::type_of(first));
+                    let i32 = c::LLVMInt32TypeInContext(ctx);
+                    let phi = c::LLVMBuildPhi(raw(b), i32, c"copier_san.site".as_ptr());
+                    for &p in self.preds.get(&bb).map_or(&[][..], |v| &v[..]) {
+                        let k = preds.iter().position(|&q| q == p).map_or(0, |j| index[j]);
+                        let mut v = [c::LLVMConstInt(i32, k, 0)];
+                        let mut blocks = [p];
+                        c::LLVMAddIncoming(phi, v.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+                    }
+                    phi
+                };
+                Site::ByPredecessor { phi, locs: distinct }
+            }
+        }
+    }
+}
+
+impl Site {
+    /// One location for a check that cannot branch on the predecessor.
+    fn first(&self) -> LLVMMetadataRef {
+        match self {
+            Site::Fixed(l) => *l,
+            Site::ByPredecessor { locs, .. } => locs.first().copied().unwrap_or(std::ptr::null_mut()),
+        }
     }
 }
 
@@ -346,14 +573,44 @@ fn emit_check(b: &Raw, k: &Checks, a: &Access) {
                 c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntNE, v, c::LLVMConstInt(wty, 0, 0), c"".as_ptr())
             };
             let term = split_if_then(cond, a.inst, true);
-            // SAFETY: term is the new block's terminator; the call takes the
-            // access's debug location so the report names its line.
-            unsafe {
-                c::LLVMPositionBuilderBefore(raw(b), term);
-                c::LLVMSetCurrentDebugLocation2(raw(b), di::LLVMInstructionGetDebugLoc(a.inst));
-                let (f, ty) = k.sized[w][i];
-                let mut args = [addr];
-                c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 1, c"".as_ptr());
+            let (f, ty) = k.sized[w][i];
+            match &a.site {
+                // SAFETY: term is the new block's terminator; the call takes
+                // the site's debug location so the report names its line.
+                Site::Fixed(loc) => unsafe {
+                    c::LLVMPositionBuilderBefore(raw(b), term);
+                    c::LLVMSetCurrentDebugLocation2(raw(b), *loc);
+                    let mut args = [addr];
+                    no_merge(c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 1, c"".as_ptr()));
+                },
+                // SAFETY: the cold block ends in `br cont`; it is replaced by
+                // a switch on the site phi (defined at the top of a block that
+                // dominates the access) to one call block per location, each
+                // branching to `cont`.
+                Site::ByPredecessor { phi, locs } => unsafe {
+                    let cold = c::LLVMGetInstructionParent(term);
+                    let cont = c::LLVMGetSuccessor(term, 0);
+                    let func = c::LLVMGetBasicBlockParent(cold);
+                    let ctx = c::LLVMGetTypeContext(k.i64);
+                    c::LLVMInstructionEraseFromParent(term);
+                    let mut targets = Vec::with_capacity(locs.len());
+                    for &loc in locs {
+                        let bb = c::LLVMAppendBasicBlockInContext(ctx, func, c"copier_san.report".as_ptr());
+                        c::LLVMPositionBuilderAtEnd(raw(b), bb);
+                        c::LLVMSetCurrentDebugLocation2(raw(b), loc);
+                        let mut args = [addr];
+                        no_merge(c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 1, c"".as_ptr()));
+                        c::LLVMBuildBr(raw(b), cont);
+                        targets.push(bb);
+                    }
+                    c::LLVMPositionBuilderAtEnd(raw(b), cold);
+                    c::LLVMSetCurrentDebugLocation2(raw(b), std::ptr::null_mut());
+                    let sw = c::LLVMBuildSwitch(raw(b), *phi, targets[0], (targets.len() - 1) as u32);
+                    let i32 = c::LLVMTypeOf(*phi);
+                    for (j, &t) in targets.iter().enumerate().skip(1) {
+                        c::LLVMAddCase(sw, c::LLVMConstInt(i32, j as u64, 0), t);
+                    }
+                },
             }
         }
         None => {
@@ -365,9 +622,25 @@ fn emit_check(b: &Raw, k: &Checks, a: &Access) {
                     (None, None) => return,
                 };
                 let (f, ty) = k.n[w];
+                c::LLVMSetCurrentDebugLocation2(raw(b), a.site.first());
                 let mut args = [addr, len];
-                c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 2, c"".as_ptr());
+                no_merge(c::LLVMBuildCall2(raw(b), ty, f, args.as_mut_ptr(), 2, c"".as_ptr()));
             }
+        }
+    }
+}
+
+/// Marks a check call `nomerge`: CodeGen's tail merging (BranchFolding)
+/// and SimplifyCFG otherwise fold identical check calls of different
+/// source lines into one with a merged (line 0) location, and the report
+/// would lose its line.
+fn no_merge(call: LLVMValueRef) {
+    // SAFETY: call is a live call instruction; the kind is looked up by name.
+    unsafe {
+        let kind = c::LLVMGetEnumAttributeKindForName(c"nomerge".as_ptr(), "nomerge".len());
+        if kind != 0 {
+            let attr = c::LLVMCreateEnumAttribute(c::LLVMGetTypeContext(ir::type_of(call)), kind, 0);
+            c::LLVMAddCallSiteAttribute(call, inkwell::llvm_sys::LLVMAttributeFunctionIndex, attr);
         }
     }
 }

@@ -192,9 +192,46 @@ pub fn copy_frames(raw: &[usize], symbolize: bool) -> Vec<Sym> {
     syms[first_user..].to_vec()
 }
 
-/// The frame the SUMMARY line names: the first with a source location.
+/// Shared objects of the system toolchain (C and C++ libraries, the
+/// dynamic loader, the unwinder): never the user's program.
+const SYSTEM_OBJECTS: &[&str] =
+    &["libc.so", "ld-linux", "ld64.so", "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libm.so", "libpthread.so", "libdl.so", "librt.so"];
+
+/// True if the code at return address `ip` belongs to a system library
+/// (`dladdr` names the object that maps it).
+fn in_system_object(ip: usize) -> bool {
+    if ip < 2 {
+        return false;
+    }
+    // SAFETY: dladdr only reads the loader's tables; `info` is written by
+    // it and its `dli_fname` is a NUL-terminated string owned by the loader.
+    unsafe {
+        let mut info: libc::Dl_info = core::mem::zeroed();
+        if libc::dladdr((ip - 1) as *const libc::c_void, &mut info) == 0 || info.dli_fname.is_null() {
+            return false;
+        }
+        let path = core::ffi::CStr::from_ptr(info.dli_fname).to_bytes();
+        let base = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        SYSTEM_OBJECTS.iter().any(|o| base.starts_with(o.as_bytes()))
+    }
+}
+
+/// True for a frame of the user's program: not the sanitizer, the Copier
+/// runtime or the Rust library (linked into the executable), nor a system
+/// library (libc's `__libc_start_call_main`, `start_thread`, ...).
+pub fn is_user_frame(s: &Sym) -> bool {
+    !s.name.as_deref().is_some_and(is_runtime_frame) && !in_system_object(s.ip)
+}
+
+/// The frame the SUMMARY line names: the first frame of the user's program
+/// with a source file and line; else the first frame of the user's program;
+/// else frame #0. Never a system library's frame while a user frame exists.
 pub fn summary_frame(frames: &[Sym]) -> Option<&Sym> {
-    frames.iter().find(|s| s.file.is_some() && s.line.is_some()).or(frames.first())
+    frames
+        .iter()
+        .find(|s| s.file.is_some() && s.line.is_some() && is_user_frame(s))
+        .or_else(|| frames.iter().find(|s| is_user_frame(s)))
+        .or(frames.first())
 }
 
 fn ranges(base: usize, r: &[(usize, usize)]) -> String {
@@ -266,6 +303,7 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         Some(f) => {
             let loc = match (&f.file, f.line) {
                 (Some(file), Some(line)) => format!("{file}:{line}"),
+                (Some(file), None) => file.clone(),
                 _ => format!("({:#x})", f.ip),
             };
             s.push_str(&format!("SUMMARY: CopierSanitizer: {} {} in {}\n", e.kind(), loc, f.name.as_deref().unwrap_or("<unknown>")));

@@ -45,7 +45,7 @@ macro_rules! flags {
 flags! {
     /// Exit after the first report (1). With 0 the program goes on and each distinct site (kind, source line) is reported once.
     halt_on_error: bool = true;
-    /// Exit status after a report when halt_on_error=1.
+    /// Exit status after a report: at once with halt_on_error=1; at exit (overriding the program's status) if any report was printed with halt_on_error=0.
     exitcode: i32 = 1;
     /// Call abort() instead of _exit(exitcode) after a report (for a core dump).
     abort_on_error: bool = false;

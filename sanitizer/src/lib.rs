@@ -63,6 +63,11 @@ pub fn init() {
         interception::init();
         let _ = thread::current();
         hooks::register();
+        #[cfg(not(test))]
+        // SAFETY: registers a plain extern "C" fn with no captured state.
+        unsafe {
+            libc::atexit(report::exit_status_on_reports);
+        }
         let f = flags::get();
         if f.verbosity > 0 {
             report::write_stderr(&format!(

@@ -4,6 +4,7 @@
 //! site once and goes on).
 
 use std::collections::HashSet;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
 
@@ -120,6 +121,41 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
     emit(&*e, recover);
 }
 
+/// Reports printed so far (each distinct site once with `halt_on_error=0`).
+static REPORTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of reports printed so far.
+pub fn reported() -> usize {
+    REPORTED.load(Relaxed)
+}
+
+/// Registered with `atexit` when the runtime starts, so it runs after the
+/// program's own exit handlers (registered later) and before the
+/// destructors `_dl_fini` runs: if a report was printed (the program went
+/// on with `halt_on_error=0`, or called the `_noabort` checks), flush stdio
+/// and end the process with `exitcode` whatever status the program chose,
+/// as ThreadSanitizer does (its `finalize`) and as ASan's `exitcode` flag
+/// documents ("override the program exit status if the tool found an
+/// error"). A CI run with `halt_on_error=0` therefore fails.
+pub extern "C" fn exit_status_on_reports() {
+    if reported() == 0 {
+        return;
+    }
+    let f = flags::get();
+    let n = reported();
+    write_stderr(&format!(
+        "CopierSanitizer: {n} report{} above; exiting with exitcode={}\n",
+        if n == 1 { "" } else { "s" },
+        f.exitcode
+    ));
+    // SAFETY: fflush(NULL) flushes every open output stream (the program's
+    // stdout would otherwise be lost by _exit); _exit has no preconditions.
+    unsafe {
+        libc::fflush(core::ptr::null_mut());
+        libc::_exit(f.exitcode)
+    }
+}
+
 struct Seen {
     stacks: HashSet<(&'static str, [usize; 4])>,
     sites: HashSet<(&'static str, String)>,
@@ -153,6 +189,7 @@ fn emit(e: &dyn ErrorReport, recover: bool) {
     let copy = errors::copy_frames(&c.copy.stack, f.symbolize);
     let dump = f.print_shadow.then(|| errors::shadow_dump(c.bad, 1));
     write_stderr(&errors::render(e, &access, &copy, dump));
+    REPORTED.fetch_add(1, Relaxed);
     if halt {
         if f.abort_on_error {
             // SAFETY: abort has no preconditions.

@@ -115,7 +115,7 @@ fn walk<S: ShadowMem>(
 fn bulk_update(p: *const AtomicU8, n: usize, f: impl Fn(u64) -> u64) {
     let mut i = 0;
     let fb = |v: u8| -> u8 { f(u64::from_ne_bytes([v; 8])).to_ne_bytes()[0] };
-    while i < n && (p as usize + i) % 8 != 0 {
+    while i < n && !(p as usize + i).is_multiple_of(8) {
         // SAFETY: p + i < p + n, inside the shadow the caller checked.
         let b = unsafe { &*p.add(i) };
         b.store(fb(b.load(Relaxed)), Relaxed);
@@ -200,7 +200,7 @@ pub fn any<S: ShadowMem>(s: &S, addr: usize, len: usize, mask: u8) -> bool {
         |b, lanes| b.load(Relaxed) & lanes & mask == 0,
         |p, n| {
             let mut i = 0;
-            while i < n && (p as usize + i) % 8 != 0 {
+            while i < n && !(p as usize + i).is_multiple_of(8) {
                 // SAFETY: inside the walked shadow.
                 if unsafe { &*p.add(i) }.load(Relaxed) & mask != 0 {
                     return false;

@@ -22,6 +22,8 @@
 #   EXPECT-EXIT: N          exit status (default 1 for seeded programs)
 #   EXPECT-REPORTS: N       number of reports (default 1)
 #   EXPECT-THREAD: nonzero  the access is on a thread other than T0
+#   EXPECT-STDOUT: text     the program's stdout contains text
+#   OPT-LEVELS: -O0 -O2     build and check at each level (default -O1)
 #   CHECKED-BY: interceptor the bug is caught by an interceptor (runs even
 #                           if the plugin has no copier-sanitizer pass)
 set -euo pipefail
@@ -71,7 +73,7 @@ build_hand() {
   if [ $have_pass = 1 ]; then
     "$COPIERGEN" cc --sanitize -O1 -g "$@" -mllvm -copiergen-disable "$src" -o "$bin" -lpthread 2>"$bin.build"
   else
-    clang-22 -O1 -g "$src" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>"$bin.build"
+    clang-22 -O1 -g "$@" "$src" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>"$bin.build"
   fi
 }
 
@@ -118,6 +120,8 @@ check_seeded() {
     bad "$name" "no SUMMARY naming $kind at $(basename "$src"):$line" "$bin.err"
   elif ! grep -q "submitted by thread T" "$bin.err"; then
     bad "$name" "the report lacks the copy's stack" "$bin.err"
+  elif [ -n "$(directive "$src" EXPECT-STDOUT)" ] && ! grep -qF "$(directive "$src" EXPECT-STDOUT)" "$bin.out"; then
+    bad "$name" "stdout lacks '$(directive "$src" EXPECT-STDOUT)'" "$bin.out"
   else
     ok "$name" "$kind at line $line"
   fi
@@ -148,11 +152,15 @@ for src in "$SAN"/seeded/*.c; do
     skipped=$((skipped + 1))
     continue
   fi
-  if build_hand "$src" "$OUT/$n"; then
-    check_seeded "$n" "$src" "$OUT/$n"
-  else
-    bad "$n" "build failed" "$OUT/$n.build"
-  fi
+  levels=$(directive "$src" OPT-LEVELS)
+  for opt in ${levels:--O1}; do
+    nl=$n${levels:+$opt}
+    if build_hand "$src" "$OUT/$nl" "$opt"; then
+      check_seeded "$nl" "$src" "$OUT/$nl"
+    else
+      bad "$nl" "build failed" "$OUT/$nl.build"
+    fi
+  done
 done
 if [ $have_pass = 1 ]; then
   for src in "$SAN"/cg/*.c; do
@@ -215,6 +223,21 @@ if build_hand "$SAN/ok/basic.c" "$OUT/$n"; then
   set -e
   if [ $rc = 1 ] && grep -q "unknown flag 'halt_on_eror'" "$OUT/$n.err"; then ok "$n" "rejected with a clear message"; else bad "$n" "exit $rc" "$OUT/$n.err"; fi
 fi
+
+# --sanitize with a sanitizer that shares its shadow or malloc: one-line
+# usage error (exit 2) at build time, no binary.
+for s in address memory thread leak; do
+  n=flags-fsanitize-$s
+  set +e
+  "$COPIERGEN" cc --sanitize -fsanitize=$s -O1 "$SAN/ok/basic.c" -o "$OUT/$n" >/dev/null 2>"$OUT/$n.err"
+  rc=$?
+  set -e
+  if [ $rc = 2 ] && [ "$(wc -l <"$OUT/$n.err")" = 1 ] && grep -q -- "--sanitize cannot be combined with -fsanitize=$s" "$OUT/$n.err" && [ ! -e "$OUT/$n" ]; then
+    ok "$n" "rejected at build time"
+  else
+    bad "$n" "exit $rc" "$OUT/$n.err"
+  fi
+done
 
 echo "sanitizer: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -12,7 +12,8 @@
 //!
 //! # Adding an interceptor
 //! 1. Define it in the file of its family (`malloc.rs`, `mem.rs`, `str.rs`,
-//!    `io.rs`, `pthread.rs`; C-variadic ones in `printf.c`), with the exact
+//!    `io.rs`, `num.rs`, `pthread.rs`; C-variadic ones in `printf.c` or
+//!    `scanf.c`), with the exact
 //!    C prototype, `#[no_mangle] pub unsafe extern "C"`.
 //! 2. Check with `check_read!`/`check_write!`/`check_free!` (macros, so they
 //!    add no frame), before the call for what the function will read or
@@ -38,6 +39,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 pub mod io;
 pub mod malloc;
 pub mod mem;
+pub mod num;
 pub mod pthread;
 pub mod str;
 
@@ -52,6 +54,10 @@ pub const INTERCEPTED: &[&str] = &[
     "printf", "fprintf", "dprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vdprintf", "vsprintf", "vsnprintf",
     "__printf_chk", "__fprintf_chk", "__dprintf_chk", "__sprintf_chk", "__snprintf_chk",
     "__vprintf_chk", "__vfprintf_chk", "__vdprintf_chk", "__vsprintf_chk", "__vsnprintf_chk",
+    "strtol", "strtoul", "strtoll", "strtoull", "strtoq", "strtouq", "strtoimax", "strtoumax",
+    "__isoc23_strtol", "__isoc23_strtoul", "__isoc23_strtoll", "__isoc23_strtoull", "__isoc23_strtoimax", "__isoc23_strtoumax",
+    "strtod", "strtof", "strtold", "atoi", "atol", "atoll", "atof",
+    "sscanf", "vsscanf", "__isoc99_sscanf", "__isoc99_vsscanf",
     "pthread_create",
 ];
 

@@ -1,9 +1,9 @@
 // RUN-ENV: COPIER_OPTIONS=halt_on_error=0
 // EXPECT-REPORTS: 2
-// EXPECT-EXIT: 0
+// EXPECT-EXIT: 1
 // With halt_on_error=0 the program goes on and each distinct site is
 // reported once: the loop's read is one site (reported once), the write
-// after it another.
+// after it another. At exit the status is exitcode (1, the default).
 #include "../common.h"
 int main(void) {
   size_t n = 64 * 1024;

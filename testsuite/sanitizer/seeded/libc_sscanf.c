@@ -1,0 +1,15 @@
+// CHECKED-BY: interceptor
+// OPT-LEVELS: -O0 -O2
+// A number parser (sscanf) reads a pending destination.
+#include "../common.h"
+#include <stdlib.h>
+int main(void) {
+  size_t n = 64 * 1024;
+  char *src = filled(n, '1'), *dst = malloc(n);
+  src[200] = 0;
+  amemcpy(dst, src, n);
+  int v = 0; sscanf(dst + 100, "%d", &v); /* BUG: read-before-csync */
+  csync_all();
+  use((long)v);
+  return 0;
+}
