@@ -168,7 +168,7 @@ struct Checks {
 
 fn declare(m: LLVMModuleRef, name: &str, params: &[LLVMTypeRef], void: LLVMTypeRef) -> Option<(LLVMValueRef, LLVMTypeRef)> {
     let name = CString::new(name).ok()?;
-    ir::get_or_declare(m, &name, void, params)
+    ir::get_or_declare(m, &name, void, params, &["nounwind"])
 }
 
 fn is_runtime_function(f: LLVMValueRef) -> bool {
@@ -186,8 +186,9 @@ fn supported_target(m: LLVMModuleRef) -> bool {
 
 fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
     let m = cx.raw();
-    // SAFETY: `m` is the live module of this pass run.
     let marker = CString::new(MARKER).unwrap_or_default();
+    // SAFETY: `m` is the live module of this pass run; `marker` is
+    // NUL-terminated.
     let marked = unsafe { c::LLVMGetNamedMetadataNumOperands(m, marker.as_ptr()) } > 0;
     if marked || !supported_target(m) {
         return false;
