@@ -27,4 +27,8 @@ for r in "${runs[@]}"; do
 done
 # Wall time depends on what else the machine runs; CPU time (user, system of
 # everything the stage started) does not.
-echo "60-thirdparty: ${#runs[@]} runs passed in $((SECONDS - start)) s wall; CPU (user system): $(times | tail -1)"
+# (`times` in this shell: in a subshell it would see no children.)
+cpu=$(mktemp)
+times >"$cpu"
+echo "60-thirdparty: ${#runs[@]} runs passed in $((SECONDS - start)) s wall; CPU (user system): $(tail -1 "$cpu")"
+rm -f "$cpu"
