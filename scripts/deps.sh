@@ -15,7 +15,7 @@ PACKAGES=(
   mlir-22-tools
   # copiergen tests: csmith differential runs, third-party builds
   # (testsuite/thirdparty/run.sh: apt-get source needs dpkg-dev; protobuf-c's
-  # and Redis's build and test dependencies)
+  # and Redis's build and test dependencies; libpng's zlib)
   csmith
   dpkg-dev
   libcsmith-dev
@@ -25,6 +25,7 @@ PACKAGES=(
   procps
   protobuf-compiler
   tcl
+  zlib1g-dev
   # CopierGen shim formatting check (scripts/tests.d/30-pass.sh)
   clang-format-22
   # build helpers

@@ -281,6 +281,11 @@ fn add_runtime(
         a.push(archive);
         add.args.push(a);
     }
+    if !inv.shared && !opts.sanitize {
+        // Pull the runtime in even when no copy was rewritten, so
+        // COPIER_STATS=1 still prints its (zero) line (runtime finding).
+        add.args.push(os("-Wl,--undefined=csync_all"));
+    }
     add.args.push(os(dir.join(archive)));
     add.args.extend(STATIC_DEPS.iter().map(os));
     if args.iter().any(|a| a == "-nodefaultlibs") {
@@ -456,6 +461,8 @@ mod tests {
         assert!(add("-c -O2", &d()).unwrap().is_empty());
         // Linker-only inputs still link the runtime.
         assert!(add("-lm -o prog", &d()).unwrap().contains(&"/l/libcopier.a".to_owned()));
+        // even with no copy rewritten: the runtime (and its stats line) is linked
+        assert!(add("-lm -o prog", &d()).unwrap().contains(&"-Wl,--undefined=csync_all".to_owned()));
     }
 
     #[test]

@@ -33,7 +33,7 @@ options! {
     segment_size: copier_abi::DEFAULT_SEGMENT_SIZE, size;
     /// Copies shorter than this many bytes run inline on the caller.
     threshold: copier_abi::DEFAULT_THRESHOLD, size;
-    /// Outstanding asynchronous copies per thread; a full queue falls back to a synchronous copy.
+    /// Outstanding asynchronous copies per thread (2..=65536, rounded up to a power of two); a full queue falls back to a synchronous copy.
     queue_depth: 256, count;
     /// 1: print the counters line to stderr at exit.
     stats: 0, flag;
@@ -47,13 +47,13 @@ options! {
     absorb: 1, flag;
     /// A lazy copy nobody needs runs after this many microseconds.
     lazy_window_us: 2000, count;
-    /// Most bytes the service copies for one client before it looks at the others (fairness round).
+    /// Most bytes the service copies for one client before it looks at the others (fairness round; at least 1).
     max_round_bytes: 1 << 20, size;
     /// Microseconds the idle service keeps polling before it parks (NAPI-style; a parked service costs the next submit a futex wake-up).
     poll_us: 1000, count;
     /// Copies at least this long use non-temporal stores.
     nt_threshold: 12 << 20, size;
-    /// Segments an executor claims first; later claims double up to claim_max.
+    /// Segments an executor claims first (1..=64); later claims double up to claim_max.
     exec_batch: 4, count;
     /// Most segments an executor claims at once (1..=64): large claims amortize atomics, small ones leave more for helping threads.
     claim_max: 16, count;
@@ -81,8 +81,9 @@ fn parse_size(s: &str) -> Option<usize> {
 pub enum OptionError {
     /// No option has this name.
     Unknown(String),
-    /// The value does not parse or is out of range for the option.
-    BadValue(String, String),
+    /// The value does not parse or is out of range for the option:
+    /// `(name, value, accepted values)`.
+    BadValue(String, String, &'static str),
 }
 
 impl core::fmt::Display for OptionError {
@@ -95,19 +96,36 @@ impl core::fmt::Display for OptionError {
                 }
                 write!(f, ")")
             }
-            OptionError::BadValue(n, v) => write!(f, "bad value '{v}' for option '{n}'"),
+            OptionError::BadValue(n, v, want) => write!(f, "bad value '{v}' for option '{n}' (expected {want})"),
         }
+    }
+}
+
+/// The values option `name` (of `kind`) accepts: a description for error
+/// messages and README, and the check of a parsed value.
+fn accepted(name: &str, kind: &str) -> (&'static str, fn(usize) -> bool) {
+    match (name, kind) {
+        ("segment_size", _) => ("a power of two from 64 to 1m", |v| v.is_power_of_two() && (64..=1 << 20).contains(&v)),
+        ("queue_depth", _) => ("2 to 65536 (rounded up to a power of two)", |v| (2..=1 << 16).contains(&v)),
+        ("exec_batch" | "claim_max", _) => ("1 to 64", |v| (1..=64).contains(&v)),
+        ("max_round_bytes", _) => ("a size of at least 1 byte (k, m, g suffixes)", |v| v >= 1),
+        (_, "flag") => ("0 or 1 (also false/true, no/yes)", |_| true),
+        (_, "path") => ("a file path", |_| true),
+        (_, "size") => ("a size in bytes (k, m, g suffixes)", |_| true),
+        _ => ("a non-negative integer", |_| true),
     }
 }
 
 /// Set one option by name from its textual value.
 ///
 /// # Errors
-/// [`OptionError`] for an unknown name, a malformed value, or a segment size
-/// that is not a power of two in 64..=1 MiB.
+/// [`OptionError`] for an unknown name, a malformed value, or a value out
+/// of the option's range (the error names the accepted values: a segment
+/// size is a power of two in 64..=1 MiB, `queue_depth` 2..=65536,
+/// `exec_batch`/`claim_max` 1..=64, `max_round_bytes` at least 1).
 pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
     let (slot, kind) = slot(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
-    let bad = || OptionError::BadValue(name.to_string(), value.to_string());
+    let bad = || OptionError::BadValue(name.to_string(), value.to_string(), accepted(name, kind).0);
     let v = match kind {
         "path" => {
             let path = set_path(name, value);
@@ -120,10 +138,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         },
         _ => parse_size(value).ok_or_else(bad)?,
     };
-    if name == "segment_size" && (!v.is_power_of_two() || !(64..=1 << 20).contains(&v)) {
-        return Err(bad());
-    }
-    if name == "queue_depth" && !(2..=1 << 16).contains(&v) {
+    if !accepted(name, kind).1(v) {
         return Err(bad());
     }
     slot.store(v, Ordering::Relaxed);
@@ -219,6 +234,36 @@ mod tests {
         assert!(errs[0].to_string().contains("unknown option 'bogus'"));
         assert!(errs[1].to_string().contains("segment_size"));
         assert!(apply("lazy_window_us=2000").is_empty());
+    }
+
+    /// Every rejected value's message names what the option accepts, and
+    /// the option keeps its value (review finding: "bad value '1' for
+    /// option 'queue_depth'" said nothing about the range; exec_batch=0,
+    /// claim_max=0, max_round_bytes=0 were silently accepted).
+    #[test]
+    fn errors_name_the_accepted_values() {
+        for (spec, want) in [
+            ("queue_depth=1", "2 to 65536"),
+            ("queue_depth=100000000", "2 to 65536"),
+            ("segment_size=1g", "a power of two from 64 to 1m"),
+            ("segment_size=3000", "a power of two from 64 to 1m"),
+            ("exec_batch=0", "1 to 64"),
+            ("claim_max=0", "1 to 64"),
+            ("claim_max=65", "1 to 64"),
+            ("max_round_bytes=0", "a size of at least 1 byte"),
+            ("stats=2", "0 or 1"),
+            ("threshold=abc", "a size in bytes"),
+            ("poll_us=-1", "a non-negative integer"),
+        ] {
+            let (name, _) = spec.split_once('=').unwrap();
+            let (slot, _) = slot(name).unwrap();
+            let before = get(slot);
+            let errs = apply(spec);
+            assert_eq!(errs.len(), 1, "{spec} accepted");
+            let msg = errs[0].to_string();
+            assert!(msg.contains(&format!("for option '{name}' (expected {want}")), "{spec}: {msg}");
+            assert_eq!(get(slot), before, "{spec} changed the option");
+        }
     }
 
     #[test]

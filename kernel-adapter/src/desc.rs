@@ -243,12 +243,20 @@ impl Descriptor {
     }
 
     /// Fork child: no executor survived the fork, so claims that are not done
-    /// are orphaned; give them back.
+    /// are orphaned; give them back. The fork may also have caught an
+    /// executor between setting its done bits and adding them to
+    /// `done_count` (the parent's threads do not stop at a safe point):
+    /// recount it from the bitmap, or no later completion would ever see
+    /// `done_count == nsegs` and the task would never retire.
     pub fn release_in_flight(&self) {
         let n = self.nsegs();
+        let mut count = 0;
         for w in 0..(n as usize).div_ceil(64) {
-            self.claimed[w].store(self.done[w].load(Ordering::Acquire), Ordering::Release);
+            let done = self.done[w].load(Ordering::Acquire);
+            count += done.count_ones();
+            self.claimed[w].store(done, Ordering::Release);
         }
+        self.done_count.store(count, Ordering::Release);
     }
 
     /// True when some segment of `[lo, hi)` is unclaimed.
@@ -358,6 +366,27 @@ mod tests {
         assert!(!d.is_done(8, 0, 1));
         assert_eq!(d.claim_run(7, 0, 2, 2), None);
         assert_eq!(d.claim_run(8, 0, 2, 2), Some((0, 2)));
+    }
+
+    /// A fork that caught executors mid-way: one between its copy and
+    /// `complete` (claim given back, re-executed), one between setting its
+    /// done bits and adding them to `done_count`. The child's completion of
+    /// the rest must still be the task's unique retirer.
+    #[test]
+    fn release_in_flight_recounts_done() {
+        let d = Descriptor::new();
+        d.reset(3, 70, 12, 0);
+        assert_eq!(d.claim_run(3, 0, 70, 64), Some((0, 64)));
+        assert_eq!(d.claim_run(3, 0, 70, 64), Some((64, 70)));
+        assert!(!d.complete(0, 10));
+        // executor B, caught after its done bits, before its done_count add
+        d.done[0].fetch_or(word_mask(10, 64), Ordering::AcqRel);
+        // executor C holds [64, 70) in flight: orphaned in the child
+        d.release_in_flight();
+        assert!(d.any_unclaimed(64, 70) && !d.any_unclaimed(0, 64));
+        assert_eq!(d.claim_run(3, 0, 70, 64), Some((64, 70)));
+        assert!(d.complete(64, 70), "the child's last completion must retire the task");
+        assert_eq!(d.prefix(), 70);
     }
 
     #[test]

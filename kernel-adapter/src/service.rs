@@ -1435,17 +1435,31 @@ fn handle_entry(h: u64) -> Result<Option<(TaskRef, &'static Entry)>, ()> {
     Ok(Some((t, r.slot(t.pos))))
 }
 
+/// True when `[offset, offset + len)` lies inside a copy of `n` bytes (an
+/// empty range may sit at `n`).
+fn range_inside(offset: usize, len: usize, n: usize) -> bool {
+    offset <= n && len <= n - offset
+}
+
 /// `copier_wait(h, offset, len)`: wait until the task's bytes `[offset,
-/// offset + len)` are copied. Returns 0, or -1 (`EINVAL`-style) for a handle
-/// that was never issued.
+/// offset + len)` are copied. Returns 0; -1 (`EINVAL`-style) for a handle
+/// that was never issued, or for a range not inside the copy while the
+/// task's slot still holds it (a recycled slot no longer knows the length:
+/// the handle then reads as complete, 0).
 pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
     let Ok(x) = handle_entry(h) else { return -1 };
     let Some((t, e)) = x else { return 0 };
     let d = &e.desc;
     let n = e.len();
-    if d.pos() == t.pos && offset < n && len > 0 {
-        let l = len.min(n - offset);
-        let (lo, hi) = seg_range(offset, l, d.seg_shift());
+    if d.pos() != t.pos {
+        return 0;
+    }
+    if !range_inside(offset, len, n) {
+        // (a slot reused meanwhile read as complete)
+        return if d.pos() != t.pos { 0 } else { -1 };
+    }
+    if len > 0 {
+        let (lo, hi) = seg_range(offset, len, d.seg_shift());
         if !d.is_done(t.pos, lo, hi) {
             if let Some(_busy) = Busy::enter() {
                 let t0 = now_ns();
@@ -1456,23 +1470,30 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
             }
         }
         if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
-            f(e.dst() + offset, l);
+            f(e.dst() + offset, len);
         }
     }
     0
 }
 
 /// `copier_query(h, offset, len)`: 1 when the bytes are copied, 0 when
-/// pending, -1 for a handle that was never issued. Never blocks.
+/// pending, -1 for a handle that was never issued or a range not inside
+/// the copy (checked as in [`wait_handle`]). Never blocks.
 pub fn query_handle(h: u64, offset: usize, len: usize) -> i32 {
     let Ok(x) = handle_entry(h) else { return -1 };
     let Some((t, e)) = x else { return 1 };
     let d = &e.desc;
     let n = e.len();
-    if d.pos() != t.pos || offset >= n || len == 0 {
+    if d.pos() != t.pos {
         return 1;
     }
-    let (lo, hi) = seg_range(offset, len.min(n - offset), d.seg_shift());
+    if !range_inside(offset, len, n) {
+        return if d.pos() != t.pos { 1 } else { -1 };
+    }
+    if len == 0 {
+        return 1;
+    }
+    let (lo, hi) = seg_range(offset, len, d.seg_shift());
     i32::from(d.is_done(t.pos, lo, hi))
 }
 

@@ -91,12 +91,22 @@ copier_desc copier_submit(void *dst,
                           void *arg);
 
 // Wait until bytes `[offset, offset + len)` of the copy `d` (offsets into
-// its destination) are copied; helps execute them. Returns 0, or -1 for a
-// handle this process never issued.
+// its destination, in bytes) are copied; helps execute them.
+//
+// Returns 0 when the bytes are copied (at once for `d == 0`, a copy that
+// completed synchronously, and for a handle whose slot was reused, which
+// implies completion). Returns -1, without waiting, for a handle this
+// process never issued, or when the range is not inside the copy
+// (`offset > n` or `len > n - offset`; an empty range may sit at `n`).
+// The range can be checked until the copy's slot is reused (after the
+// submitting thread queued about `queue_depth` more copies); handle `0`
+// and a reused slot no longer know `n`, and return 0.
 int copier_wait(copier_desc d, size_t offset, size_t len);
 
 // Non-blocking: 1 when bytes `[offset, offset + len)` of the copy `d` are
-// copied, 0 when still pending, -1 for a handle never issued.
+// copied (always for `d == 0` and for a reused slot), 0 when still
+// pending, -1 for a handle this process never issued or a range not
+// inside the copy (checked as in [`copier_wait`]).
 int copier_query(copier_desc d, size_t offset, size_t len);
 
 #ifdef __cplusplus

@@ -109,6 +109,8 @@ line=$("$out/stats" 2>&1 >/dev/null | tail -n1 || true)
 if [ -z "$line" ]; then ok "no stats line without the switch"; else ko "unexpected stderr: $line"; fi
 line=$(COPIER_OPTIONS="bogus=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
 if [[ "$line" == *"unknown option 'bogus'"* ]]; then ok "bad option reported: $line"; else ko "bad option not reported: '$line'"; fi
+line=$(COPIER_OPTIONS="queue_depth=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
+if [[ "$line" == *"bad value '1' for option 'queue_depth' (expected 2 to 65536"* ]]; then ok "bad value names the range: $line"; else ko "bad value message: '$line'"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

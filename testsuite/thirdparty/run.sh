@@ -24,7 +24,7 @@
 # third_party/build/src (once), extracts a fresh tree into
 # third_party/build/<pkg><suffix>, builds it with CC="copiergen cc" (and
 # CXX="copiergen c++"), runs the suite, and prints one line:
-#   thirdparty <pkg><suffix>: PASS rewritten=<n> csyncs=<n> missed=<n> processes=<n> async_tasks=<n> inline=<n> async_bytes=<n> build=<s>s test=<s>s
+#   thirdparty <pkg><suffix>: PASS rewritten=<n> csyncs=<n> missed=<n> processes=<n> async_tasks=<n> inline=<n> async_bytes=<n> tests=<n> [sanitizer_reports=0] build=<s>s test=<s>s
 # (rewritten/csyncs/missed from the pass's remarks at build time; the rest
 # summed over the COPIER_STATS=1 exit lines of the test processes) and writes it
 # to third_party/build/results/<pkg><suffix>.txt. A failure writes
@@ -193,7 +193,20 @@ case $pkg in
     make -j"$JOBS" >"$logs/build.log" 2>&1 || fail build "$logs/build.log"
     ;;
   protobuf-c)
-    ./configure CC="$CC" CXX="$CXX" CFLAGS="-O2 -g" CXXFLAGS="-O2 -g" >"$logs/configure.log" 2>&1 ||
+    pb_cxx=$CXX
+    # The C++ side (protoc-gen-c, the code generator, and the C++ programs
+    # that write the tests' reference data) links libprotobuf.so, whose
+    # static initializers call inline header functions the executable also
+    # defines: under --sanitize they run before the sanitizer maps its
+    # shadow and crash (an open CopierSanitizer bug, filed). Until it is
+    # fixed, --sanitize builds that C++ side with the pass but without the
+    # sanitizer; the C library and the C test programs are sanitized.
+    if [ $sanitize = 1 ]; then
+      pb_cxx="$tree/copiergen-cxx-nosan"
+      printf '#!/bin/sh\nCOPIERGEN_FLAGS="%s" exec %s "$@"\n' "${COPIERGEN_FLAGS/--sanitize/}" "$CXX" >"$pb_cxx"
+      chmod +x "$pb_cxx"
+    fi
+    ./configure CC="$CC" CXX="$pb_cxx" CFLAGS="-O2 -g" CXXFLAGS="-O2 -g" >"$logs/configure.log" 2>&1 ||
       fail configure "$logs/configure.log"
     make -j"$JOBS" >"$logs/build.log" 2>&1 || fail build "$logs/build.log"
     # make check also compiles the test programs: keep their remarks too.
@@ -244,6 +257,7 @@ esac
 build_s=$(( $(date +%s) - build_start ))
 
 test_s=0
+extra=0 # checks run.sh adds on top of the package's suite (real-data round trips)
 if [ $run_suite = 1 ]; then
   test_start=$(date +%s)
   # Every process linked with libcopier prints its counters to stderr at exit.
@@ -257,9 +271,11 @@ if [ $run_suite = 1 ]; then
       # A real-data round trip on top: dpkg's status file through minigzip
       # (static and shared builds) and back.
       for mg in minigzip minigzipsh; do
-        LD_LIBRARY_PATH=. "./$mg" </var/lib/dpkg/status 2>>"$logs/test.log" >"$logs/status.gz"
-        LD_LIBRARY_PATH=. "./$mg" -d <"$logs/status.gz" 2>>"$logs/test.log" | cmp - /var/lib/dpkg/status
+        LD_LIBRARY_PATH=. "./$mg" <"$status" 2>>"$logs/test.log" >"$logs/status.gz" || fail test "$logs/test.log"
+        LD_LIBRARY_PATH=. "./$mg" -d <"$logs/status.gz" 2>>"$logs/test.log" | cmp - "$status" >>"$logs/test.log" 2>&1 ||
+          fail test "$logs/test.log"
         echo "$mg: round trip of /var/lib/dpkg/status OK" >>"$logs/test.log"
+        extra=$((extra + 1))
       done
       ;;
     protobuf-c)
@@ -288,6 +304,7 @@ if [ $run_suite = 1 ]; then
         ./bzip2 -d <"$logs/status.bz2" 2>>"$logs/test.log" | cmp - "$status" >>"$logs/test.log" 2>&1 ||
           fail test "$logs/test.log"
         echo "bzip2 $lvl: round trip of /var/lib/dpkg/status OK" >>"$logs/test.log"
+        extra=$((extra + 1))
       done
       ;;
     lz4)
@@ -319,6 +336,7 @@ if [ $run_suite = 1 ]; then
       for f in "$logs"/yaml/*.yaml examples/*.yaml; do
         for t in run-scanner run-parser run-loader run-emitter run-dumper; do
           ./_build/$t "$f" >>"$logs/test.log" 2>&1 || fail test "$logs/test.log"
+          extra=$((extra + 1))
         done
         n=$((n + 1))
       done
@@ -337,6 +355,7 @@ if [ $run_suite = 1 ]; then
             ./_build/brotli -q $q -w $w -c "$f" >"$logs/rt.br" 2>>"$logs/test.log" || fail test "$logs/test.log"
             ./_build/brotli -d -c "$logs/rt.br" 2>>"$logs/test.log" | cmp - "$f" >>"$logs/test.log" 2>&1 ||
               fail test "$logs/test.log"
+            extra=$((extra + 1))
           done
         done
         echo "brotli: round trips of ${f##*/} at qualities 0-11, windows 16/22 OK" >>"$logs/test.log"
@@ -370,9 +389,34 @@ if [ $sanitize = 1 ] && cat "$logs"/*.log 2>/dev/null | grep -a -m5 'CopierSanit
   echo "thirdparty $pkg$suffix: FAIL (sanitizer) logs in ${logs#"$COPIER_ROOT"/}" >"$result"
   exit 1
 fi
+# tests_passed: what the package's own suite reports as passed, plus run.sh's
+# own checks (extra). Units per package: automake tests (# PASS:), ctest
+# tests, Redis [ok] lines, zlib's "test OK" lines, bzip2's cmp checks,
+# lz4's frametest cases plus its fuzzer and CLI scripts (one each), zstd's
+# zstreamtest fuzzer tests plus playTests (one), sqlite's fuzzcheck tests.
+tests_passed() {
+  local log=$logs/test.log n
+  case $pkg in
+    zlib) n=$(grep -ac '\*\*\* zlib.*test OK \*\*\*' "$log" || true) ;;
+    protobuf-c | xz-utils | pcre2 | libpng1.6) n=$(awk '/^# PASS: *[0-9]+/ { s += $3 } END { print s + 0 }' "$log") ;;
+    redis) n=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -ac '^\[ok\]:' || true) ;; # runtest colours [ok]
+    bzip2) n=$(grep -ac '^cmp ' "$log" || true) ;;
+    lz4) n=$(grep -aoE '[0-9]+ / +[0-9]+ +- all tests completed successfully' "$log" | awk '{ s += $1 } END { print s + 2 }') ;;
+    libzstd) n=$(grep -aoE '[0-9]+ fuzzer tests completed' "$log" | awk '{ s += $1 } END { print s + 1 }') ;;
+    libyaml | jansson | expat | brotli)
+      n=$(grep -aoE '^100% tests passed, 0 tests failed out of [0-9]+' "$log" | awk '{ s += $NF } END { print s + 0 }') ;;
+    sqlite3) n=$(grep -aoE 'fuzzcheck: 0 errors out of [0-9]+ tests' "$log" | awk '{ s += $6 } END { print s + 0 }') ;;
+  esac
+  echo $((n + extra))
+}
+tests=0
+[ $run_suite = 0 ] || tests=$(tests_passed)
+reports=""
+# A sanitizer build that got here has no report (see above): say so.
+[ $sanitize = 0 ] || reports=" sanitizer_reports=$(cat "$logs"/*.log 2>/dev/null | grep -ac 'ERROR: CopierSanitizer' || true)"
 read -r rewritten csyncs missed < <(count_remarks "$logs"/build.log "$logs"/test.log)
 read -r procs tasks inline bytes < <(sum_copier_stats "$logs"/test.log "$logs"/test-programs.log "$logs"/server-stderr.log)
 mode=PASS
 [ $run_suite = 1 ] || mode=BUILT
-line="thirdparty $pkg$suffix: $mode rewritten=$rewritten csyncs=$csyncs missed=$missed processes=$procs async_tasks=$tasks inline=$inline async_bytes=$bytes build=${build_s}s test=${test_s}s"
+line="thirdparty $pkg$suffix: $mode rewritten=$rewritten csyncs=$csyncs missed=$missed processes=$procs async_tasks=$tasks inline=$inline async_bytes=$bytes tests=$tests$reports build=${build_s}s test=${test_s}s"
 echo "$line" | tee "$result"
