@@ -190,7 +190,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(&argv) {
         Ok(c) => c,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // Bare `copiergen` (or `copiergen print`): the help is the answer.
+            // Bare `copiergen`: the usage and the subcommands are the answer.
             let _ = e.print();
             return error::EXIT_USAGE;
         }

@@ -274,6 +274,20 @@ mod tests {
     }
 
     #[test]
+    fn clap_errors_become_one_line_with_argument_names_tip_and_usage() {
+        let missing = "error: the following required arguments were not provided:\n  -o <OUT>\n  <INPUT>\n\n\
+            Usage: copiergen opt -o <OUT> <INPUT>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            clap_one_line(missing, true),
+            "the following required arguments were not provided: -o <OUT> <INPUT> (usage: copiergen opt -o <OUT> <INPUT>)"
+        );
+        assert_eq!(clap_one_line(missing, false), "the following required arguments were not provided: -o <OUT> <INPUT>");
+        let unknown = "error: unexpected argument '--x' found\n\n  tip: a similar argument exists: '--y'\n\n\
+            Usage: copiergen cc [OPTIONS]\n\nFor more information, try '--help'.\n";
+        assert_eq!(clap_one_line(unknown, false), "unexpected argument '--x' found (a similar argument exists: '--y')");
+    }
+
+    #[test]
     fn help_lists_every_option() {
         let h = copier_help("copiergen cc", None);
         for o in ["--copier-threshold", "--copier-no-rewrite", "--copier-remarks", "--copier-shared", "--copier-verbose", "--sanitize"] {

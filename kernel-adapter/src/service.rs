@@ -1571,6 +1571,12 @@ pub fn index_len() -> usize {
     TRACKER.lock().map.len()
 }
 
+/// For tests: work the tracker's index did retiring tasks so far (runs
+/// visited plus reader entries examined, see `RangeMap::work`).
+pub fn index_work() -> u64 {
+    TRACKER.lock().map.work()
+}
+
 /// For tests: wait until every queued task is retired (after `csync_all`
 /// the last retirements may still be running on another executor).
 pub fn quiesce() {

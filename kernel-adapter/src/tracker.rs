@@ -7,7 +7,11 @@
 //! (a `BTreeMap`), each run holding the **last pending writer** of its bytes
 //! and the **pending readers since that write** — the classic last-writer /
 //! reader-set scheme of dataflow runtimes. Looking up `[lo, hi)` costs
-//! O(log n + k) for k runs. Because each writer already depends on the
+//! O(log n + k) for k runs. A run's readers are kept in ingest order
+//! (ingest sequence number), so retiring a task finds its entry in each run
+//! by binary search, and a task reads each address at most once (see
+//! absorption below): a reader list never holds more entries than there are
+//! pending tasks, and a retire visits each run of its ranges once. Because each writer already depends on the
 //! previous writer and on the readers it replaced, a new task needs edges
 //! only to those: a task that writes `X` depends on `X`'s last writer (WAW)
 //! and readers (WAR); a task that reads `X` depends on `X`'s last writer
@@ -25,6 +29,17 @@
 //! registered as a reader of that source, so a later write to it waits for
 //! `B`. Pieces whose writer already completed are read normally.
 //!
+//! Absorption keeps a task's reads one-to-one: a piece is absorbed only if
+//! its effective source overlaps neither the task's own source range nor a
+//! source the task already absorbed from. Without that rule, a task reading
+//! bytes that several pending copies wrote from the same (or overlapping)
+//! source — fan-in, e.g. a buffer assembled from shifted copies of one
+//! source — would read that source many times, and each layer of a copy
+//! chain multiplies the repeats: reader lists grew to hundreds of entries of
+//! the same few tasks and retire went quadratic (30-50 s stalls). Refused
+//! pieces fall back to a dependency edge, which is always correct.
+//! Adjacent redirects that continue each other are coalesced.
+//!
 //! # Lazy drop
 //! When `C` writes over the whole destination of a pending lazy task `W`,
 //! and `W`'s destination has no reader since `W` and no later writer, the
@@ -37,12 +52,15 @@ use crate::stats::COUNTERS;
 use core::sync::atomic::Ordering;
 use std::collections::BTreeMap;
 
-/// An access of a task to a run: which task, and the task offset (bytes) of
-/// the run's first byte.
+/// An access of a task to a run: which task, its ingest sequence number,
+/// and the task offset (bytes) of the run's first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Acc {
     /// The task.
     pub t: TaskRef,
+    /// The task's ingest sequence number (`TaskExt::seq`): orders a run's
+    /// readers.
+    pub seq: u64,
     /// Task offset of the run's start.
     pub off: usize,
 }
@@ -51,23 +69,33 @@ pub struct Acc {
 struct Run {
     end: usize,
     writer: Option<Acc>,
+    /// Sorted by `seq` (ingest order; readers are only ever appended by the
+    /// task being ingested, which has the highest `seq` so far).
     readers: Vec<Acc>,
 }
 
 fn shift_acc(a: Acc, by: usize) -> Acc {
-    Acc { t: a.t, off: a.off + by }
+    Acc { off: a.off + by, ..a }
 }
 
 /// Non-overlapping runs of pending accesses keyed by start address.
 #[derive(Default)]
 pub struct RangeMap {
     runs: BTreeMap<usize, Run>,
+    work: u64,
 }
 
 impl RangeMap {
     /// An empty map.
     pub const fn new() -> Self {
-        RangeMap { runs: BTreeMap::new() }
+        RangeMap { runs: BTreeMap::new(), work: 0 }
+    }
+
+    /// Work done by [`RangeMap::remove`] so far: runs visited plus reader
+    /// entries examined (binary-search probes and entries removed). A test
+    /// hook for complexity bounds (no timing needed).
+    pub fn work(&self) -> u64 {
+        self.work
     }
 
     /// Number of runs (for tests and leak checks).
@@ -148,26 +176,33 @@ impl RangeMap {
         }
     }
 
-    /// Record `t` as the last writer of `[lo, hi)`, `off` being its task
-    /// offset at `lo`. Clears the readers (they are now ordered before `t`).
-    pub fn add_writer(&mut self, lo: usize, hi: usize, t: TaskRef, off: usize) {
+    /// Record `a.t` as the last writer of `[lo, hi)`, `a.off` being its task
+    /// offset at `lo`. Clears the readers (they are now ordered before it).
+    pub fn add_writer(&mut self, lo: usize, hi: usize, a: Acc) {
         if lo < hi {
             self.cover(lo, hi, |s, r| {
-                r.writer = Some(Acc { t, off: off + (s - lo) });
+                r.writer = Some(shift_acc(a, s - lo));
                 r.readers.clear();
             });
         }
     }
 
-    /// Record `t` as a reader of `[lo, hi)` (task offset `off` at `lo`).
-    pub fn add_reader(&mut self, lo: usize, hi: usize, t: TaskRef, off: usize) {
+    /// Record `a.t` as a reader of `[lo, hi)` (task offset `a.off` at `lo`).
+    /// `a.seq` must be at least every reader's already recorded (the task
+    /// being ingested).
+    pub fn add_reader(&mut self, lo: usize, hi: usize, a: Acc) {
         if lo < hi {
-            self.cover(lo, hi, |s, r| r.readers.push(Acc { t, off: off + (s - lo) }));
+            self.cover(lo, hi, |s, r| {
+                debug_assert!(r.readers.last().is_none_or(|l| l.seq <= a.seq), "readers out of ingest order");
+                r.readers.push(shift_acc(a, s - lo));
+            });
         }
     }
 
-    /// Forget every access of `t` to `[lo, hi)`; drop runs left empty.
-    pub fn remove(&mut self, lo: usize, hi: usize, t: TaskRef) {
+    /// Forget every access of task `t` (ingest sequence number `seq`) to
+    /// `[lo, hi)`; drop runs left empty. Costs O(log n + k log m) for k runs
+    /// of at most m readers (plus moving the tail of each reader list).
+    pub fn remove(&mut self, lo: usize, hi: usize, t: TaskRef, seq: u64) {
         if lo >= hi {
             return;
         }
@@ -176,7 +211,11 @@ impl RangeMap {
             if r.writer.is_some_and(|a| a.t == t) {
                 r.writer = None;
             }
-            r.readers.retain(|a| a.t != t);
+            let a = r.readers.partition_point(|x| x.seq < seq);
+            let b = a + r.readers[a..].iter().take_while(|x| x.seq == seq).count();
+            debug_assert!(r.readers[a..b].iter().all(|x| x.t == t));
+            self.work += 1 + u64::from(r.readers.len().max(1).ilog2()) + 1 + (b - a) as u64;
+            r.readers.drain(a..b);
             if r.writer.is_none() && r.readers.is_empty() {
                 self.runs.remove(&s);
             }
@@ -294,6 +333,8 @@ impl Tracker {
         for (a, b) in plain {
             reads.push((a, b - a, a - s));
         }
+        // source addresses absorbed from so far (start -> end), disjoint
+        let mut absorbed: BTreeMap<usize, usize> = BTreeMap::new();
         for (a, b, w) in pieces {
             // Per segment of the writer: a done segment may have been synced
             // and its source rewritten since, so it is read in place (layered
@@ -306,16 +347,17 @@ impl Tracker {
                 let woff = w.off + (x - a);
                 let y = if wshift >= 63 { b } else { b.min(x + (((woff >> wshift) + 1) << wshift) - woff) };
                 let (len, t_off) = (y - x, x - s);
-                let wacc = Acc { t: w.t, off: woff };
+                let wacc = Acc { off: woff, ..w };
                 if bytes_done(w.t, woff, len) {
                     reads.push((x, len, t_off));
                 } else {
-                    self.absorb_or_depend(ext, (d, n), flags, absorb, x, len, t_off, wacc, &mut reads);
+                    self.absorb_or_depend(ext, (d, s, n), flags, absorb, x, len, t_off, wacc, &mut reads, &mut absorbed);
                 }
                 x = y;
             }
         }
         ext.redirects.sort_by_key(|r| r.off);
+        coalesce_redirects(&mut ext.redirects);
 
         // tasks whose output this task reads (never dropped below)
         let raw_on: Vec<TaskRef> = ext.edges.iter().map(|e| e.t).collect();
@@ -389,10 +431,20 @@ impl Tracker {
 
         // 5. register accesses: reads first, then the write (a self-overlapping
         // move is then recorded as the writer of the overlap).
-        for (addr, l, off) in reads {
-            self.map.add_reader(addr, addr + l, t, off);
+        reads.sort_unstable_by_key(|r| r.0);
+        let me = Acc { t, seq: ext.seq, off: 0 };
+        let mut i = 0;
+        while i < reads.len() {
+            // coalesce reads that continue each other (fewer run splits)
+            let (addr, mut l, off) = reads[i];
+            i += 1;
+            while i < reads.len() && reads[i].0 == addr + l && reads[i].2 == off + l {
+                l += reads[i].1;
+                i += 1;
+            }
+            self.map.add_reader(addr, addr + l, Acc { off, ..me });
         }
-        self.map.add_writer(d, d + n, t, 0);
+        self.map.add_writer(d, d + n, me);
         e.desc.set_flags(f);
     }
 
@@ -403,7 +455,7 @@ impl Tracker {
     fn absorb_or_depend(
         &self,
         ext: &mut crate::service::TaskExt,
-        (d, n): (usize, usize),
+        (d, s, n): (usize, usize, usize),
         flags: u32,
         absorb: bool,
         x: usize,
@@ -411,6 +463,7 @@ impl Tracker {
         t_off: usize,
         w: Acc,
         reads: &mut Vec<(usize, usize, usize)>,
+        absorbed: &mut BTreeMap<usize, usize>,
     ) {
         let we = entry(w.t);
         let can_absorb = absorb
@@ -425,8 +478,13 @@ impl Tracker {
         // SAFETY: w is ingested (it is in the map) and the caller holds the lock.
         let wext = unsafe { &*we.ext.get() };
         for (o, l, addr) in effective_sources(we.src(), &wext.redirects, w.off, len) {
-            let clean = !self.map.has_writer(addr, addr + l) && !overlaps(addr, l, d, n);
+            // one read per address (see the module docs): not our own
+            // source, not a source already absorbed from
+            let fresh = !overlaps(addr, l, s, n)
+                && absorbed.range(..addr + l).next_back().is_none_or(|(_, &e)| e <= addr);
+            let clean = fresh && !self.map.has_writer(addr, addr + l) && !overlaps(addr, l, d, n);
             if clean {
+                absorbed.insert(addr, addr + l);
                 ext.redirects.push(Redirect { off: t_off + o, len: l, src: addr });
                 COUNTERS.absorbed_bytes.fetch_add(l as u64, Ordering::Relaxed);
                 reads.push((addr, l, t_off + o));
@@ -447,10 +505,12 @@ impl Tracker {
         let (d, s, n) = (e.dst(), e.src(), e.len());
         // SAFETY: under the lock; executors no longer read ext of a complete task.
         let ext = unsafe { &*e.ext.get() };
-        self.map.remove(d, d + n, t);
-        self.map.remove(s, s + n, t);
+        // (these ranges are disjoint, except d and s of an overlapping move,
+        // which has no redirects: each run is visited about once)
+        self.map.remove(d, d + n, t, ext.seq);
+        self.map.remove(s, s + n, t, ext.seq);
         for r in &ext.redirects {
-            self.map.remove(r.src, r.src + r.len, t);
+            self.map.remove(r.src, r.src + r.len, t, ext.seq);
         }
         if e.desc.flags() & DROPPED == 0 {
             COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
@@ -491,6 +551,19 @@ pub fn effective_sources(src: usize, redirects: &[Redirect], off: usize, len: us
         v.push((x - off, end - x, src + x));
     }
     v
+}
+
+/// Merge redirects (sorted by offset) that continue each other in both the
+/// task and the source.
+fn coalesce_redirects(v: &mut Vec<Redirect>) {
+    v.dedup_by(|next, prev| {
+        if prev.off + prev.len == next.off && prev.src + prev.len == next.src {
+            prev.len += next.len;
+            true
+        } else {
+            false
+        }
+    });
 }
 
 fn merge_edges(edges: &mut Vec<Edge>) {
@@ -598,12 +671,16 @@ mod tests {
     fn tr(p: u64) -> TaskRef {
         TaskRef { client: 0, pos: p }
     }
+    /// Task `p` with ingest sequence number `p`, task offset `off`.
+    fn acc(p: u64, off: usize) -> Acc {
+        Acc { t: tr(p), seq: p, off }
+    }
 
     #[test]
     fn range_map_last_writer_and_readers() {
         let mut m = RangeMap::new();
-        m.add_writer(100, 200, tr(1), 0);
-        m.add_reader(150, 250, tr(2), 10);
+        m.add_writer(100, 200, acc(1, 0));
+        m.add_reader(150, 250, acc(2, 10));
         let mut seen = Vec::new();
         m.visit(0, 300, |a, b, w, r| seen.push((a, b, w.map(|x| (x.t.pos, x.off)), r.map(|x| (x.t.pos, x.off)).collect::<Vec<_>>())));
         assert_eq!(
@@ -614,13 +691,52 @@ mod tests {
                 (200, 250, None, vec![(2, 60)]),
             ]
         );
-        m.add_writer(120, 180, tr(3), 0);
+        m.add_writer(120, 180, acc(3, 0));
         assert!(m.has_writer(170, 171));
-        m.remove(0, 1000, tr(1));
-        m.remove(0, 1000, tr(2));
+        m.remove(0, 1000, tr(1), 1);
+        m.remove(0, 1000, tr(2), 2);
         assert!(!m.has_writer(100, 120));
-        m.remove(120, 180, tr(3));
+        m.remove(120, 180, tr(3), 3);
         assert!(m.is_empty(), "every run removed");
+    }
+
+    #[test]
+    fn remove_finds_readers_by_ingest_order() {
+        // 2000 pending readers of one range, retired out of order: each
+        // removal examines O(log readers) entries, not the whole list.
+        let mut m = RangeMap::new();
+        let k = 2000u64;
+        for p in 1..=k {
+            m.add_reader(0, 4096, acc(p, 0));
+        }
+        m.add_reader(1000, 2000, acc(k + 1, 7));
+        let before = m.work();
+        for p in (1..=k).rev().step_by(2).chain((1..=k).step_by(2)) {
+            m.remove(0, 4096, tr(p), p);
+        }
+        let per_remove = (m.work() - before) as f64 / k as f64;
+        // 3 runs each: 1 visit + ~log2(2001) probes + 1 entry removed
+        assert!(per_remove <= 3.0 * 16.0, "remove examined {per_remove} entries per call");
+        let mut left = Vec::new();
+        m.visit(0, 4096, |a, b, w, r| left.push((a, b, w, r.collect::<Vec<_>>())));
+        assert_eq!(left, vec![(1000, 2000, None, vec![acc(k + 1, 7)])]);
+        m.remove(0, 4096, tr(k + 1), k + 1);
+        assert!(m.is_empty());
+    }
+
+    #[test]
+    fn redirects_coalesce() {
+        let mut v = vec![
+            Redirect { off: 0, len: 10, src: 100 },
+            Redirect { off: 10, len: 5, src: 110 },
+            Redirect { off: 15, len: 5, src: 500 },
+            Redirect { off: 25, len: 5, src: 510 },
+        ];
+        coalesce_redirects(&mut v);
+        assert_eq!(
+            v,
+            vec![Redirect { off: 0, len: 15, src: 100 }, Redirect { off: 15, len: 5, src: 500 }, Redirect { off: 25, len: 5, src: 510 }]
+        );
     }
 
     #[test]

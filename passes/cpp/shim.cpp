@@ -38,6 +38,7 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
@@ -47,7 +48,13 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include <memory>
 #include <optional>
@@ -240,6 +247,10 @@ struct CgFunctionCtx {
   EarliestEscapeAnalysis EEA;
   /// Valid only while the IR of F is unchanged (cg_mod_ref, cg_alias).
   BatchAAResults BAA;
+  /// Analyses of the IR as the pass has changed it, rebuilt by
+  /// cg_loop_prepare (the analysis manager's describe the IR as it was).
+  std::unique_ptr<DominatorTree> FreshDT;
+  std::unique_ptr<LoopInfo> FreshLI;
 
   CgFunctionCtx(Function &F, FunctionAnalysisManager &FAM)
       : F(F), FAM(FAM), AA(FAM.getResult<AAManager>(F)),
@@ -411,6 +422,28 @@ uint32_t cg_call_props(CgFunctionCtx *Ctx, LLVMValueRef CCall) {
   return P;
 }
 
+/// Whether call Call is the C library function TargetLibraryInfo knows
+/// under its callee's name (right prototype, not `nobuiltin`, not disabled
+/// by the caller's `no-builtins`/`no-builtin-<name>` attributes).
+bool cg_is_library_call(CgFunctionCtx *Ctx, LLVMValueRef Call) {
+  LibFunc LF;
+  return Ctx->TLI.getLibFunc(*unwrap<CallBase>(Call), LF) && Ctx->TLI.has(LF);
+}
+
+/// Whether the C library's routine Name (`memcpy`, `memmove`) is the one the
+/// analysed function would get: the library function is available there
+/// (not disabled by -fno-builtin) and the module does not define a function
+/// of that name.
+bool cg_library_routine_usable(CgFunctionCtx *Ctx, const char *Name,
+                               size_t Len) {
+  StringRef N(Name, Len);
+  LibFunc LF;
+  if (!Ctx->TLI.getLibFunc(N, LF) || !Ctx->TLI.has(LF))
+    return false;
+  const Function *Def = Ctx->F.getParent()->getFunction(N);
+  return !Def || Def->isDeclaration();
+}
+
 /// Loop nesting depth of a block (0 outside loops; irreducible cycles are not
 /// loops).
 uint32_t cg_loop_depth(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
@@ -420,10 +453,11 @@ uint32_t cg_loop_depth(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
 /// If pointer Ptr, used in block BB, only grows from one iteration to the
 /// next of the innermost loop L containing BB (ScalarEvolution: an affine
 /// add recurrence of L with a known positive step), returns L's unique
-/// predecessor outside the loop (every entry into L passes through it);
-/// otherwise null.
+/// predecessor outside the loop (every entry into L passes through it) and
+/// sets *Header to L's header; otherwise null.
 LLVMBasicBlockRef cg_increasing_in_loop(CgFunctionCtx *Ctx, LLVMValueRef Ptr,
-                                        LLVMBasicBlockRef BB) {
+                                        LLVMBasicBlockRef BB,
+                                        LLVMBasicBlockRef *Header) {
   Loop *L = Ctx->LI.getLoopFor(unwrap(BB));
   if (!L || !L->getLoopPredecessor())
     return nullptr;
@@ -432,7 +466,82 @@ LLVMBasicBlockRef cg_increasing_in_loop(CgFunctionCtx *Ctx, LLVMValueRef Ptr,
   if (!AR || AR->getLoop() != L || !AR->isAffine() ||
       !SE.isKnownPositive(AR->getStepRecurrence(SE)))
     return nullptr;
+  *Header = wrap(L->getHeader());
   return wrap(L->getLoopPredecessor());
+}
+
+/// Whether P - Q is a constant number of bytes (ScalarEvolution: both
+/// pointers evaluated at the same point of one iteration); sets *Distance.
+bool cg_constant_distance(CgFunctionCtx *Ctx, LLVMValueRef P, LLVMValueRef Q,
+                          int64_t *Distance) {
+  Value *PV = unwrap(P), *QV = unwrap(Q);
+  if (PV->getType() != QV->getType())
+    return false;
+  ScalarEvolution &SE = Ctx->FAM.getResult<ScalarEvolutionAnalysis>(Ctx->F);
+  const auto *D =
+      dyn_cast<SCEVConstant>(SE.getMinusSCEV(SE.getSCEV(PV), SE.getSCEV(QV)));
+  if (!D || D->getAPInt().getSignificantBits() > 63)
+    return false;
+  *Distance = D->getAPInt().getSExtValue();
+  return true;
+}
+
+/// Whether the access [Ptr, Ptr + Size) at instruction At lies inside
+/// [Base, Base + Len) for the copy call Copy, which dominates At: with
+/// Off = Ptr - Base (ScalarEvolution), Size <= Len and Off <= Len - Size
+/// (unsigned, so Off >= 0 and nothing wraps) hold at At, using the
+/// conditions that dominate it and the loops' induction facts. Size is
+/// SizeValue when non-null, else SizeConst bytes.
+bool cg_access_within(CgFunctionCtx *Ctx, LLVMValueRef Ptr, uint64_t SizeConst,
+                      LLVMValueRef SizeValue, LLVMValueRef Base,
+                      LLVMValueRef Len, LLVMValueRef At, LLVMValueRef Copy) {
+  auto *AtI = unwrap<Instruction>(At);
+  if (!Ctx->DT.dominates(unwrap<Instruction>(Copy), AtI))
+    return false;
+  ScalarEvolution &SE = Ctx->FAM.getResult<ScalarEvolutionAnalysis>(Ctx->F);
+  Value *P = unwrap(Ptr), *B = unwrap(Base);
+  if (P->getType() != B->getType())
+    return false;
+  const SCEV *Off = SE.getMinusSCEV(SE.getSCEV(P), SE.getSCEV(B));
+  if (isa<SCEVCouldNotCompute>(Off))
+    return false;
+  Type *Ty = Off->getType();
+  const SCEV *LenS = SE.getTruncateOrZeroExtend(SE.getSCEV(unwrap(Len)), Ty);
+  const SCEV *SizeS =
+      SizeValue ? SE.getTruncateOrZeroExtend(SE.getSCEV(unwrap(SizeValue)), Ty)
+                : SE.getConstant(Ty, SizeConst);
+  if (!SE.isKnownPredicateAt(ICmpInst::ICMP_ULE, SizeS, LenS, AtI))
+    return false;
+  const SCEV *Room = SE.getMinusSCEV(LenS, SizeS);
+  if (SE.isKnownPredicateAt(ICmpInst::ICMP_ULE, Off, Room, AtI))
+    return true;
+  // An offset that grows without wrapping in a loop lies between its start
+  // and its value at the last iteration (ScalarEvolution's symbolic
+  // maximum backedge-taken count): check both where the loop is entered.
+  // (Needed after unrolling, whose exit test counts with another
+  // induction variable than the one the accesses use.)
+  const auto *AR = dyn_cast<SCEVAddRecExpr>(Off);
+  if (!AR || !AR->isAffine() || !AR->hasNoUnsignedWrap() ||
+      !SE.isKnownNonNegative(AR->getStepRecurrence(SE)))
+    return false;
+  const Loop *L = AR->getLoop();
+  const SCEV *Count = SE.getSymbolicMaxBackedgeTakenCount(L);
+  BasicBlock *Pred = L->getLoopPredecessor();
+  if (isa<SCEVCouldNotCompute>(Count) || !Pred || !SE.isLoopInvariant(Room, L))
+    return false;
+  Instruction *Entry = Pred->getTerminator();
+  const SCEV *Last = AR->evaluateAtIteration(Count, SE);
+  return SE.isKnownPredicateAt(ICmpInst::ICMP_ULE, AR->getStart(), Room,
+                               Entry) &&
+         SE.isKnownPredicateAt(ICmpInst::ICMP_ULE, Last, Room, Entry);
+}
+
+/// Whether block BB lies in the natural loop whose header is Header (the
+/// analysis manager's loop info: the IR as it was before the pass).
+bool cg_loop_contains(CgFunctionCtx *Ctx, LLVMBasicBlockRef Header,
+                      LLVMBasicBlockRef BB) {
+  Loop *L = Ctx->LI.getLoopFor(unwrap(Header));
+  return L && L->getHeader() == unwrap(Header) && L->contains(unwrap(BB));
 }
 
 /// Strongest atomic ordering of a memory instruction or fence (CgOrdering).
@@ -477,7 +586,8 @@ LLVMValueRef cg_split_if_then(LLVMValueRef Cond, LLVMValueRef Before,
 
 /// Replaces the conditional branch Br by an unconditional branch to its
 /// successor SuccIdx; the other successor loses this predecessor (its PHIs
-/// drop the incoming value). Then merges the straight-line blocks that
+/// drop the incoming value) and is deleted when no other block reaches it.
+/// Then merges the straight-line blocks that
 /// leaves (head, kept successor, and its own single successor).
 void cg_make_unconditional(LLVMValueRef Br, unsigned SuccIdx) {
   auto *BI = cast<BranchInst>(unwrap<Instruction>(Br));
@@ -488,12 +598,234 @@ void cg_make_unconditional(LLVMValueRef Br, unsigned SuccIdx) {
     Drop->removePredecessor(Head);
   BranchInst::Create(Keep, BI->getIterator());
   BI->eraseFromParent();
+  // A block only this branch reached (a guard's miss block) is dead.
+  if (Keep != Drop && pred_empty(Drop) && !Drop->isEntryBlock())
+    DeleteDeadBlock(Drop);
   BasicBlock *Next = Keep->getSingleSuccessor();
   if (MergeBlockIntoPredecessor(Keep))
     Keep = Head;
   if (Next && Next != Keep)
     MergeBlockIntoPredecessor(Next);
 }
+
+//===----------------------------------------------------------------------===//
+// Loop versioning: an unguarded copy of a loop, entered from the guarded
+// loop's header once a run-time condition holds. The IR has changed since
+// the analysis manager's analyses were built: these functions work on fresh
+// ones (cg_loop_prepare builds them; any IR change invalidates them).
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The natural loop whose header is H under the fresh loop info, or null.
+Loop *freshLoop(CgFunctionCtx *Ctx, BasicBlock *H) {
+  if (!Ctx->FreshLI)
+    return nullptr;
+  Loop *L = Ctx->FreshLI->getLoopFor(H);
+  return L && L->getHeader() == H ? L : nullptr;
+}
+
+} // namespace
+
+/// A loop copy: the map from the original loop's values and blocks to the
+/// copy's.
+struct CgLoopClone {
+  ValueToValueMapTy VMap;
+};
+
+/// Rebuilds the dominator tree and loop info of the current IR, then puts
+/// the loop whose header is Header into loop-simplify form (preheader,
+/// single latch, dedicated exits) and LCSSA form. Returns the preheader, or
+/// null when the loop has more than MaxInsts instructions, cannot be cloned
+/// (indirectbr, convergent or noduplicate calls, tokens used outside) or does
+/// not reach those forms.
+LLVMBasicBlockRef cg_loop_prepare(CgFunctionCtx *Ctx, LLVMBasicBlockRef Header,
+                                  size_t MaxInsts) {
+  Ctx->FreshLI.reset();
+  Ctx->FreshDT = std::make_unique<DominatorTree>(Ctx->F);
+  Ctx->FreshLI = std::make_unique<LoopInfo>(*Ctx->FreshDT);
+  Loop *L = freshLoop(Ctx, unwrap(Header));
+  if (!L)
+    return nullptr;
+  size_t Size = 0;
+  for (BasicBlock *BB : L->blocks())
+    Size += BB->size();
+  if (Size > MaxInsts || !L->isSafeToClone())
+    return nullptr;
+  AssumptionCache &AC = Ctx->FAM.getResult<AssumptionAnalysis>(Ctx->F);
+  simplifyLoop(L, Ctx->FreshDT.get(), Ctx->FreshLI.get(), nullptr, &AC, nullptr,
+               /*PreserveLCSSA=*/false);
+  formLCSSA(*L, *Ctx->FreshDT, Ctx->FreshLI.get(), nullptr);
+  if (!L->isLoopSimplifyForm() || !L->isLCSSAForm(*Ctx->FreshDT) ||
+      !L->isSafeToClone())
+    return nullptr;
+  return wrap(L->getLoopPreheader());
+}
+
+/// Before the pass changes F (the analysis manager's analyses): for the
+/// natural loop L whose header is Header, emits before the terminator of
+/// L's unique outside predecessor an integer M (pointer width) with
+/// Ptr + Offset <= M for every value Ptr takes while L runs (one entry),
+/// saturated at 2^width - 1 - Len. The smaller of two bounds, each when
+/// available: ScalarEvolution (Ptr an affine add recurrence of L with a
+/// positive constant step and a computable symbolic maximum backedge-taken
+/// count: start + step * count, in double width so that it cannot wrap);
+/// the size of Ptr's underlying object (an allocation of known size:
+/// `[Ptr + Offset, + Len)` is accessed, so it lies inside the object).
+/// Without either, the saturation value itself. *Kinds gets the
+/// CgBoundKind bits of the bounds used. Returns null, emitting nothing,
+/// when L has no unique outside predecessor, more than MaxInsts
+/// instructions, at most MinTrips iterations (a constant maximum: a copy
+/// would not pay for itself), or cannot be cloned (cg_loop_prepare would
+/// refuse it).
+LLVMValueRef cg_loop_max_address(CgFunctionCtx *Ctx, LLVMBasicBlockRef Header,
+                                 size_t MaxInsts, unsigned MinTrips,
+                                 LLVMValueRef CPtr, int64_t Offset,
+                                 uint64_t Len, uint8_t *Kinds) {
+  *Kinds = 0;
+  Loop *L = Ctx->LI.getLoopFor(unwrap(Header));
+  if (!L || L->getHeader() != unwrap(Header) || !L->getLoopPredecessor() ||
+      !L->isSafeToClone())
+    return nullptr;
+  size_t Size = 0;
+  for (BasicBlock *BB : L->blocks())
+    Size += BB->size();
+  if (Size > MaxInsts)
+    return nullptr;
+  ScalarEvolution &SE = Ctx->FAM.getResult<ScalarEvolutionAnalysis>(Ctx->F);
+  unsigned MaxTrips = SE.getSmallConstantMaxTripCount(L);
+  if (MaxTrips && MaxTrips <= MinTrips)
+    return nullptr;
+  Value *Ptr = unwrap(CPtr);
+  Instruction *At = L->getLoopPredecessor()->getTerminator();
+  const DataLayout &DL = Ctx->F.getDataLayout();
+  auto *IntPtrTy = cast<IntegerType>(DL.getIntPtrType(Ptr->getType()));
+  unsigned Width = IntPtrTy->getBitWidth();
+  auto *WideTy = IntegerType::get(Ctx->F.getContext(), 2 * Width);
+  APInt Cap = APInt::getMaxValue(Width) - APInt(Width, Len);
+  IRBuilder<> B(At);
+  auto Wide = [&](Value *V) -> Value * {
+    if (V->getType()->isPointerTy())
+      V = B.CreatePtrToInt(V, IntPtrTy);
+    return B.CreateZExtOrTrunc(V, WideTy);
+  };
+  Value *Bound = nullptr;
+
+  const auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(Ptr));
+  const SCEV *Count = SE.getSymbolicMaxBackedgeTakenCount(L);
+  if (AR && AR->getLoop() == L && AR->isAffine() &&
+      !isa<SCEVCouldNotCompute>(Count)) {
+    const auto *Step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+    SCEVExpander Exp(SE, "copiergen");
+    if (Step && Step->getAPInt().isStrictlyPositive() &&
+        Step->getAPInt().getActiveBits() < Width &&
+        Exp.isSafeToExpandAt(AR->getStart(), At) &&
+        Exp.isSafeToExpandAt(Count, At)) {
+      Value *Start = Exp.expandCodeFor(AR->getStart(), nullptr, At);
+      Value *N = Wide(Exp.expandCodeFor(Count, nullptr, At));
+      B.SetInsertPoint(At);
+      if (!Step->getAPInt().isOne())
+        N = B.CreateMul(
+            N, ConstantInt::get(WideTy, Step->getAPInt().zext(2 * Width)));
+      Bound = B.CreateAdd(Wide(Start), N);
+      if (Offset)
+        Bound = B.CreateAdd(Bound, ConstantInt::getSigned(WideTy, Offset));
+      *Kinds |= CG_BOUND_TRIP_COUNT;
+    }
+  }
+
+  const Value *Obj = getUnderlyingObject(Ptr);
+  uint64_t ObjSize = 0;
+  bool Available =
+      isa<Argument>(Obj) || isa<GlobalVariable>(Obj) ||
+      (isa<Instruction>(Obj) && Ctx->DT.dominates(cast<Instruction>(Obj), At));
+  if (Available && Obj->getType()->isPointerTy() &&
+      getObjectSize(Obj, ObjSize, DL, &Ctx->TLI) && ObjSize >= Len) {
+    // The accessed range [Ptr + Offset, + Len) lies inside the object.
+    Value *End = B.CreateAdd(Wide(const_cast<Value *>(Obj)),
+                             ConstantInt::get(WideTy, ObjSize - Len));
+    Bound = Bound ? B.CreateBinaryIntrinsic(Intrinsic::umin, Bound, End) : End;
+    *Kinds |= CG_BOUND_OBJECT_SIZE;
+  }
+  if (!Bound)
+    return wrap(ConstantInt::get(IntPtrTy, Cap));
+  Value *CapV = ConstantInt::get(WideTy, Cap.zext(2 * Width));
+  return wrap(
+      B.CreateTrunc(B.CreateBinaryIntrinsic(Intrinsic::umin, Bound, CapV),
+                    IntPtrTy, "copiergen.max"));
+}
+
+/// Deletes V and the instructions only it used, if V is an unused
+/// instruction without side effects (a bound no loop copy needed).
+void cg_delete_if_dead(LLVMValueRef V) {
+  RecursivelyDeleteTriviallyDeadInstructions(unwrap(V));
+}
+
+/// After cg_loop_prepare: copies every block of
+/// the loop whose header is Header. The copy's header takes the edge from
+/// the preheader over from a new branch in the original header: the
+/// original header keeps its PHIs and ends in `br i1 false, copy header,
+/// rest` (the returned *Dispatch: set its condition), the rest of its
+/// instructions moving to a new block. The loop exits' LCSSA PHIs get the
+/// copy's values for the copy's edges. Returns the map (free with
+/// cg_loop_clone_end).
+CgLoopClone *cg_loop_clone(CgFunctionCtx *Ctx, LLVMBasicBlockRef Header,
+                           LLVMValueRef *Dispatch) {
+  BasicBlock *H = unwrap(Header);
+  Loop *L = freshLoop(Ctx, H);
+  BasicBlock *PH = L->getLoopPreheader();
+  auto *Clone = new CgLoopClone();
+  SmallVector<BasicBlock *, 16> NewBlocks;
+  for (BasicBlock *BB : L->blocks()) {
+    BasicBlock *NB =
+        CloneBasicBlock(BB, Clone->VMap, ".copiergen.unguarded", &Ctx->F);
+    Clone->VMap[BB] = NB;
+    NewBlocks.push_back(NB);
+  }
+  remapInstructionsInBlocks(NewBlocks, Clone->VMap);
+  SmallVector<BasicBlock *, 4> Exits;
+  L->getUniqueExitBlocks(Exits);
+  for (BasicBlock *E : Exits)
+    for (PHINode &PN : E->phis())
+      for (unsigned I = 0, N = PN.getNumIncomingValues(); I < N; ++I) {
+        BasicBlock *From = PN.getIncomingBlock(I);
+        if (!L->contains(From))
+          continue;
+        Value *V = PN.getIncomingValue(I);
+        if (Value *Mapped = Clone->VMap.lookup(V))
+          V = Mapped;
+        PN.addIncoming(V, cast<BasicBlock>(Clone->VMap[From]));
+      }
+  auto *HC = cast<BasicBlock>(Clone->VMap[H]);
+  BasicBlock *Rest = SplitBlock(H, H->getFirstNonPHIIt(),
+                                static_cast<DomTreeUpdater *>(nullptr), nullptr,
+                                nullptr, H->getName() + ".guarded");
+  auto Orig = H->phis().begin();
+  for (PHINode &PN : HC->phis()) {
+    int Idx = PN.getBasicBlockIndex(PH);
+    PN.setIncomingBlock(Idx, H);
+    PN.setIncomingValue(Idx, &*Orig);
+    ++Orig;
+  }
+  Instruction *Term = H->getTerminator();
+  BranchInst *D =
+      BranchInst::Create(HC, Rest, ConstantInt::getFalse(Ctx->F.getContext()),
+                         Term->getIterator());
+  Term->eraseFromParent();
+  *Dispatch = wrap(D);
+  // The IR changed: the fresh analyses are stale.
+  Ctx->FreshLI.reset();
+  Ctx->FreshDT.reset();
+  return Clone;
+}
+
+/// The copy of V made by cg_loop_clone (V itself when V is not in the loop).
+LLVMValueRef cg_loop_clone_lookup(CgLoopClone *Clone, LLVMValueRef V) {
+  Value *M = Clone->VMap.lookup(unwrap(V));
+  return wrap(M ? M : unwrap(V));
+}
+
+void cg_loop_clone_end(CgLoopClone *Clone) { delete Clone; }
 
 /// Promotes the given allocas to SSA values (mem2reg) with a freshly built
 /// dominator tree; skips allocas that are not promotable. Returns how many

@@ -140,6 +140,15 @@ enum CgOrdering : uint8_t {
   CG_ORDERING_SEQ_CST = 7,
 };
 
+/// Where an upper bound of a pointer in a loop comes from (bits, see
+/// cg_loop_max_address; none: the largest address).
+enum CgBoundKind : uint8_t {
+  /// ScalarEvolution: start + step * maximum backedge-taken count.
+  CG_BOUND_TRIP_COUNT = 1u << 0,
+  /// The size of the underlying allocation.
+  CG_BOUND_OBJECT_SIZE = 1u << 1,
+};
+
 /// Remark kinds (llvm::OptimizationRemark, ...Missed, ...Analysis).
 enum CgRemarkKind : uint8_t {
   CG_REMARK_PASSED = 0,

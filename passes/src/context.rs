@@ -5,7 +5,8 @@
 use crate::ffi;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
 use inkwell::module::Module;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::ffi::c_char;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
@@ -54,7 +55,15 @@ impl<'m> ModuleContext<'m> {
         // SAFETY: 1. self.mam is the live analysis manager of self.raw;
         // 2. `function` is a definition in that module.
         let ctx = unsafe { ffi::cg_function_begin(self.mam, function) };
-        FunctionAnalyses { ctx, function, module: self.raw, changed: Cell::new(false), queries: Cell::new(0), _module: PhantomData }
+        FunctionAnalyses {
+            ctx,
+            function,
+            module: self.raw,
+            changed: Cell::new(false),
+            queries: Cell::new(0),
+            emitted: RefCell::new(HashSet::new()),
+            _module: PhantomData,
+        }
     }
 
     /// Reports a diagnostic (printed by the host like its own).
@@ -231,6 +240,8 @@ pub struct FunctionAnalyses<'m> {
     module: LLVMModuleRef,
     changed: Cell<bool>,
     queries: Cell<u64>,
+    /// Remarks emitted with a source location: (kind, name, location, text).
+    emitted: RefCell<HashSet<(u8, String, String, String)>>,
     _module: PhantomData<&'m ()>,
 }
 
@@ -287,6 +298,23 @@ impl FunctionAnalyses<'_> {
         unsafe { ffi::cg_may_be_captured(self.ctx, object) }
     }
 
+    /// Whether `call` is the C library function its callee is named after
+    /// (TargetLibraryInfo: prototype, not `nobuiltin`, not disabled by the
+    /// function's `-fno-builtin` attributes).
+    pub fn is_library_call(&self, call: LLVMValueRef) -> bool {
+        // SAFETY: `call` is a CallBase of the analysed function.
+        unsafe { ffi::cg_is_library_call(self.ctx, call) }
+    }
+
+    /// Whether the C library's routine `name` (`memcpy`, `memmove`) is the
+    /// one this function would get: TargetLibraryInfo has it (not disabled
+    /// by `-fno-builtin`/`-fno-builtin-<name>`) and the module does not
+    /// define a function of that name.
+    pub fn library_routine_usable(&self, name: &str) -> bool {
+        // SAFETY: the name bytes are valid for the call.
+        unsafe { ffi::cg_library_routine_usable(self.ctx, name.as_ptr().cast::<c_char>(), name.len()) }
+    }
+
     /// Loop nesting depth of `bb` (0 outside natural loops).
     pub fn loop_depth(&self, bb: LLVMBasicBlockRef) -> u32 {
         // SAFETY: `bb` is a block of the analysed function.
@@ -297,11 +325,103 @@ impl FunctionAnalyses<'_> {
     /// the innermost loop containing `bb` (ScalarEvolution: affine add
     /// recurrence with a known positive step), that loop's unique
     /// predecessor outside it (every entry into the loop passes through it).
-    pub fn increasing_in_loop(&self, ptr: LLVMValueRef, bb: LLVMBasicBlockRef) -> Option<LLVMBasicBlockRef> {
+    pub fn increasing_in_loop(&self, ptr: LLVMValueRef, bb: LLVMBasicBlockRef) -> Option<LoopEntry> {
+        let mut header = std::ptr::null_mut();
         // SAFETY: `ptr` is a value and `bb` a block of the analysed function,
-        // whose IR has not changed since the analyses were built.
-        let pre = unsafe { ffi::cg_increasing_in_loop(self.ctx, ptr, bb) };
+        // whose IR has not changed since the analyses were built; `header`
+        // is a valid out-pointer.
+        let pre = unsafe { ffi::cg_increasing_in_loop(self.ctx, ptr, bb, &mut header) };
+        (!pre.is_null()).then_some(LoopEntry { predecessor: pre, header })
+    }
+
+    /// `p - q` in bytes when ScalarEvolution shows it is a constant (both
+    /// evaluated at one point of the same iteration).
+    pub fn constant_distance(&self, p: LLVMValueRef, q: LLVMValueRef) -> Option<i64> {
+        let mut d = 0i64;
+        // SAFETY: `p` and `q` are values of the analysed function, whose IR
+        // has not changed since the analyses were built.
+        unsafe { ffi::cg_constant_distance(self.ctx, p, q, &mut d) }.then_some(d)
+    }
+
+    /// Whether the access of `size` bytes (a constant, or `size_value` when
+    /// given) at `ptr`, made by instruction `at`, lies inside `[base, base +
+    /// len)` of the copy call `copy`, which must dominate `at`
+    /// (ScalarEvolution with the conditions that dominate `at`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn access_within(
+        &self,
+        ptr: LLVMValueRef,
+        size: u64,
+        size_value: Option<LLVMValueRef>,
+        base: LLVMValueRef,
+        len: LLVMValueRef,
+        at: LLVMValueRef,
+        copy: LLVMValueRef,
+    ) -> bool {
+        debug_assert!(!self.changed.get(), "analysis query after an IR change");
+        self.queries.set(self.queries.get() + 1);
+        // SAFETY: every value belongs to the analysed function, whose IR has
+        // not changed since the analyses were built.
+        unsafe {
+            ffi::cg_access_within(self.ctx, ptr, size, size_value.unwrap_or(std::ptr::null_mut()), base, len, at, copy)
+        }
+    }
+
+    /// Whether `bb` lies in the natural loop headed by `header` (loop info
+    /// of the IR as it was before any change).
+    pub fn loop_contains(&self, header: LLVMBasicBlockRef, bb: LLVMBasicBlockRef) -> bool {
+        debug_assert!(!self.changed.get(), "loop query after an IR change");
+        // SAFETY: both are blocks of the analysed function.
+        unsafe { ffi::cg_loop_contains(self.ctx, header, bb) }
+    }
+
+    /// Prepares the loop headed by `header` in the *current* IR (after the
+    /// pass's changes) for [`FunctionAnalyses::clone_loop`]: loop-simplify
+    /// and LCSSA form, fresh analyses. Returns its preheader, or `None` when
+    /// it has more than `max_insts` instructions or cannot be copied.
+    pub fn prepare_loop(&self, header: LLVMBasicBlockRef, max_insts: usize) -> Option<LLVMBasicBlockRef> {
+        // SAFETY: `header` is a block of the analysed function.
+        let pre = unsafe { ffi::cg_loop_prepare(self.ctx, header, max_insts) };
         (!pre.is_null()).then_some(pre)
+    }
+
+    /// Before any IR change: an integer `m` (pointer width), computed at the
+    /// end of the unique outside predecessor of the loop headed by
+    /// `header`, such that `ptr + offset <= m` whenever the loop accesses
+    /// `[ptr + offset, + len)` while it runs, saturated at `2^64 - 1 - len`
+    /// (see `cg_loop_max_address`), and where the bound comes from. `None`
+    /// (nothing emitted) when the loop has more than `max_insts`
+    /// instructions, at most `min_trips` iterations, or cannot be copied.
+    pub fn loop_max_address(
+        &self,
+        header: LLVMBasicBlockRef,
+        max_insts: usize,
+        min_trips: u32,
+        ptr: LLVMValueRef,
+        offset: i64,
+        len: u64,
+    ) -> Option<(LLVMValueRef, Bounds)> {
+        let mut kinds = 0u8;
+        // SAFETY: `header` is a block and `ptr` a pointer value of the
+        // analysed function, whose analyses are those of the current IR
+        // (the expansion keeps them valid); `kinds` is a valid out-pointer.
+        let v = unsafe { ffi::cg_loop_max_address(self.ctx, header, max_insts, min_trips, ptr, offset, len, &mut kinds) };
+        (!v.is_null()).then_some((
+            v,
+            Bounds { trip_count: kinds & ffi::CG_BOUND_TRIP_COUNT != 0, object_size: kinds & ffi::CG_BOUND_OBJECT_SIZE != 0 },
+        ))
+    }
+
+    /// After [`FunctionAnalyses::prepare_loop`]: copies the loop headed by
+    /// `header`. The copy is entered from the original header, after its
+    /// PHIs, through the returned dispatch branch (`br i1 false, copy,
+    /// rest`: set its condition); see `cg_loop_clone`.
+    pub fn clone_loop(&self, header: LLVMBasicBlockRef) -> (LoopClone, LLVMValueRef) {
+        let mut dispatch = std::ptr::null_mut();
+        // SAFETY: prepare_loop succeeded for `header` and the IR has not
+        // changed since; `dispatch` is a valid out-pointer.
+        let raw = unsafe { ffi::cg_loop_clone(self.ctx, header, &mut dispatch) };
+        (LoopClone { raw }, dispatch)
     }
 
     /// Promotes the given allocas to SSA registers (mem2reg); returns how
@@ -321,7 +441,18 @@ impl FunctionAnalyses<'_> {
 
     /// Emits a remark named `name` at instruction `at` (its debug location),
     /// made of `(key, value)` arguments; key `"String"` is plain text.
+    ///
+    /// A remark identical to one already emitted for this function at the
+    /// same source location is dropped: the copies of an unrolled or
+    /// versioned loop would repeat it, and identical lines tell the reader
+    /// nothing more. Remarks without a location are all kept.
     pub fn remark(&self, kind: RemarkKind, name: &str, at: Option<LLVMValueRef>, args: &[(&str, String)]) {
+        if let Some(loc) = at.and_then(crate::ir::debug_loc) {
+            let text: String = args.iter().map(|(_, v)| v.as_str()).collect();
+            if !self.emitted.borrow_mut().insert((kind as u8, name.to_owned(), loc, text)) {
+                return;
+            }
+        }
         let ffi_args: Vec<ffi::CgRemarkArg> = args
             .iter()
             .map(|(k, v)| ffi::CgRemarkArg {
@@ -361,6 +492,53 @@ impl Drop for FunctionAnalyses<'_> {
     fn drop(&mut self) {
         // SAFETY: ctx came from cg_function_begin and is ended exactly once.
         unsafe { ffi::cg_function_end(self.ctx, self.changed.get()) };
+    }
+}
+
+/// Where a loop is entered: its unique predecessor outside it and its
+/// header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopEntry {
+    /// The loop's unique predecessor outside it.
+    pub predecessor: LLVMBasicBlockRef,
+    /// The loop's header.
+    pub header: LLVMBasicBlockRef,
+}
+
+/// Where [`FunctionAnalyses::loop_max_address`] found its bound (neither:
+/// the largest address).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// ScalarEvolution: start + step * maximum backedge-taken count.
+    pub trip_count: bool,
+    /// The size of the underlying allocation.
+    pub object_size: bool,
+}
+
+/// Deletes `v` and what only it used, when `v` is an unused instruction
+/// without side effects (else nothing).
+pub fn delete_if_dead(v: LLVMValueRef) {
+    // SAFETY: `v` is a live value.
+    unsafe { ffi::cg_delete_if_dead(v) }
+}
+
+/// The value map of a loop copy made by [`FunctionAnalyses::clone_loop`].
+pub struct LoopClone {
+    raw: *mut ffi::CgLoopClone,
+}
+
+impl LoopClone {
+    /// The copy of `v` (`v` itself when it is not in the copied loop).
+    pub fn lookup(&self, v: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: raw is live until drop; `v` is a live value.
+        unsafe { ffi::cg_loop_clone_lookup(self.raw, v) }
+    }
+}
+
+impl Drop for LoopClone {
+    fn drop(&mut self) {
+        // SAFETY: raw came from cg_loop_clone and is freed exactly once.
+        unsafe { ffi::cg_loop_clone_end(self.raw) }
     }
 }
 

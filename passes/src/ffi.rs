@@ -20,6 +20,11 @@ pub struct CgFunctionCtx {
 pub struct CgModuleAM {
     _private: [u8; 0],
 }
+/// Opaque `CgLoopClone` (a loop copy's value map).
+#[repr(C)]
+pub struct CgLoopClone {
+    _private: [u8; 0],
+}
 /// Opaque `llvm::PassBuilder`.
 #[repr(C)]
 pub struct CgPassBuilder {
@@ -95,6 +100,9 @@ pub const CG_CALL_ARGMEM_ONLY: u32 = 1 << 12;
 
 pub const CG_ORDERING_RELEASE: u8 = 5;
 
+pub const CG_BOUND_TRIP_COUNT: u8 = 1 << 0;
+pub const CG_BOUND_OBJECT_SIZE: u8 = 1 << 1;
+
 pub const CG_REMARK_PASSED: u8 = 0;
 pub const CG_REMARK_MISSED: u8 = 1;
 pub const CG_REMARK_ANALYSIS: u8 = 2;
@@ -151,8 +159,42 @@ unsafe extern "C" {
     pub fn cg_base_offset(m: LLVMModuleRef, v: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;
+    pub fn cg_is_library_call(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> bool;
+    pub fn cg_library_routine_usable(ctx: *mut CgFunctionCtx, name: *const c_char, len: usize) -> bool;
     pub fn cg_loop_depth(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> u32;
-    pub fn cg_increasing_in_loop(ctx: *mut CgFunctionCtx, ptr: LLVMValueRef, bb: LLVMBasicBlockRef) -> LLVMBasicBlockRef;
+    pub fn cg_increasing_in_loop(
+        ctx: *mut CgFunctionCtx,
+        ptr: LLVMValueRef,
+        bb: LLVMBasicBlockRef,
+        header: *mut LLVMBasicBlockRef,
+    ) -> LLVMBasicBlockRef;
+    pub fn cg_constant_distance(ctx: *mut CgFunctionCtx, p: LLVMValueRef, q: LLVMValueRef, distance: *mut i64) -> bool;
+    pub fn cg_access_within(
+        ctx: *mut CgFunctionCtx,
+        ptr: LLVMValueRef,
+        size_const: u64,
+        size_value: LLVMValueRef,
+        base: LLVMValueRef,
+        len: LLVMValueRef,
+        at: LLVMValueRef,
+        copy: LLVMValueRef,
+    ) -> bool;
+    pub fn cg_loop_contains(ctx: *mut CgFunctionCtx, header: LLVMBasicBlockRef, bb: LLVMBasicBlockRef) -> bool;
+    pub fn cg_loop_prepare(ctx: *mut CgFunctionCtx, header: LLVMBasicBlockRef, max_insts: usize) -> LLVMBasicBlockRef;
+    pub fn cg_loop_max_address(
+        ctx: *mut CgFunctionCtx,
+        header: LLVMBasicBlockRef,
+        max_insts: usize,
+        min_trips: u32,
+        ptr: LLVMValueRef,
+        offset: i64,
+        len: u64,
+        kinds: *mut u8,
+    ) -> LLVMValueRef;
+    pub fn cg_delete_if_dead(v: LLVMValueRef);
+    pub fn cg_loop_clone(ctx: *mut CgFunctionCtx, header: LLVMBasicBlockRef, dispatch: *mut LLVMValueRef) -> *mut CgLoopClone;
+    pub fn cg_loop_clone_lookup(clone: *mut CgLoopClone, v: LLVMValueRef) -> LLVMValueRef;
+    pub fn cg_loop_clone_end(clone: *mut CgLoopClone);
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;

@@ -334,6 +334,36 @@ pub fn has_uses(v: LLVMValueRef) -> bool {
     !unsafe { c::LLVMGetFirstUse(v) }.is_null()
 }
 
+/// The users of `v` (one entry per use).
+pub fn users(v: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    // SAFETY: handle invariant; the use list is not changed while walked.
+    unsafe {
+        let mut u = c::LLVMGetFirstUse(v);
+        while !u.is_null() {
+            out.push(c::LLVMGetUser(u));
+            u = c::LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
+/// Number of operands of `inst`.
+pub fn num_operands(inst: LLVMValueRef) -> u32 {
+    // SAFETY: handle invariant.
+    unsafe { c::LLVMGetNumOperands(inst) as u32 }
+}
+
+/// Deletes `inst` after replacing its remaining uses by `poison` (for
+/// instructions only dead code uses).
+pub fn erase_replacing_with_poison(inst: LLVMValueRef) {
+    // SAFETY: handle invariant; `inst` is an instruction in a block.
+    unsafe {
+        c::LLVMReplaceAllUsesWith(inst, c::LLVMGetPoison(c::LLVMTypeOf(inst)));
+        c::LLVMInstructionEraseFromParent(inst);
+    }
+}
+
 /// An IR builder (LLVM-C `LLVMBuilderRef`), disposed on drop.
 pub struct Builder {
     raw: LLVMBuilderRef,
@@ -481,6 +511,18 @@ impl Builder {
         unsafe { c::LLVMBuildOr(self.raw, a, b, c"".as_ptr()) }
     }
 
+    /// `and a, b`.
+    pub fn and(&self, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMBuildAnd(self.raw, a, b, c"".as_ptr()) }
+    }
+
+    /// `ptrtoint ptr to ty`.
+    pub fn ptr_to_int(&self, ptr: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; `ptr` is a pointer, `ty` an integer type.
+        unsafe { c::LLVMBuildPtrToInt(self.raw, ptr, ty, c"".as_ptr()) }
+    }
+
     /// Moves the unlinked instruction `inst` to the builder's position.
     pub fn insert(&self, inst: LLVMValueRef) {
         // SAFETY: handle invariant; `inst` was removed from its block.
@@ -493,6 +535,12 @@ impl Drop for Builder {
         // SAFETY: created by LLVMCreateBuilderInContext, disposed once.
         unsafe { c::LLVMDisposeBuilder(self.raw) }
     }
+}
+
+/// Sets the condition of the conditional branch `br`.
+pub fn set_condition(br: LLVMValueRef, cond: LLVMValueRef) {
+    // SAFETY: handle invariant; `br` is a conditional branch, `cond` an i1.
+    unsafe { c::LLVMSetCondition(br, cond) }
 }
 
 /// Removes an instruction from its block without deleting it (re-insert it
@@ -520,14 +568,16 @@ pub fn can_declare(module: LLVMModuleRef, name: &CStr, ret: LLVMTypeRef, params:
     }
 }
 
-/// Gets or declares `name` with type `ret (params...)` (nounwind) in the
-/// module. Returns the function and its type. If the module already has a
-/// global of that name with another type, returns `None`.
+/// Gets or declares `name` with type `ret (params...)` and the function
+/// attributes `attrs` (a new declaration only) in the module. Returns the
+/// function and its type. If the module already has a global of that name
+/// with another type, returns `None`.
 pub fn get_or_declare(
     module: LLVMModuleRef,
     name: &CStr,
     ret: LLVMTypeRef,
     params: &[LLVMTypeRef],
+    attrs: &[&str],
 ) -> Option<(LLVMValueRef, LLVMTypeRef)> {
     let mut params = params.to_vec();
     // SAFETY: handle invariant; the name is NUL-terminated.
@@ -542,9 +592,10 @@ pub fn get_or_declare(
         }
         let f = c::LLVMAddFunction(module, name.as_ptr(), fn_ty);
         let ctx = c::LLVMGetModuleContext(module);
-        let kind = c::LLVMGetEnumAttributeKindForName(c"nounwind".as_ptr(), "nounwind".len());
-        let attr = c::LLVMCreateEnumAttribute(ctx, kind, 0);
-        c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, attr);
+        for attr in attrs {
+            let kind = c::LLVMGetEnumAttributeKindForName(attr.as_ptr().cast::<c_char>(), attr.len());
+            c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, c::LLVMCreateEnumAttribute(ctx, kind, 0));
+        }
         Some((f, fn_ty))
     }
 }
@@ -572,7 +623,7 @@ pub fn get_or_define_forwarder(
         c::LLVMSetLinkage(f, inkwell::llvm_sys::LLVMLinkage::LLVMInternalLinkage);
         c::LLVMSetFunctionCallConv(f, cc);
         let ctx = c::LLVMGetModuleContext(module);
-        for attr in ["noinline", "cold", "nounwind"] {
+        for attr in ["noinline", "cold", "nounwind", "willreturn"] {
             let kind = c::LLVMGetEnumAttributeKindForName(attr.as_ptr().cast::<c_char>(), attr.len());
             c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, c::LLVMCreateEnumAttribute(ctx, kind, 0));
         }

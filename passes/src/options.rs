@@ -101,6 +101,17 @@ pub static GUARD_CALLEES: PluginOption = PluginOption {
     default: OptionDefault::Bool(true),
 };
 
+/// `-copiergen-unguarded-loops=N`: a loop of at most N instructions with
+/// increasing-pointer guards (and no copy submitted inside) gets a copy
+/// without them, entered from its header once their ready windows cover
+/// every address the rest of the loop execution can reach (loop
+/// versioning; 0 turns it off).
+pub static UNGUARDED_LOOPS: PluginOption = PluginOption {
+    name: "copiergen-unguarded-loops",
+    help: "Largest loop (instructions) that gets an unguarded copy run once its ready windows cover the rest of the loop (0: none)",
+    default: OptionDefault::Uint(2000),
+};
+
 /// `-copiergen-disable`: the automatically scheduled run (clang
 /// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
 pub static DISABLE: PluginOption = PluginOption {
@@ -110,7 +121,7 @@ pub static DISABLE: PluginOption = PluginOption {
 };
 
 /// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &UNGUARDED_LOOPS, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
 
 impl PluginOption {
     fn index(&'static self) -> usize {

@@ -176,7 +176,7 @@ struct Checks {
 
 fn declare(m: LLVMModuleRef, name: &str, params: &[LLVMTypeRef], void: LLVMTypeRef) -> Option<(LLVMValueRef, LLVMTypeRef)> {
     let name = CString::new(name).ok()?;
-    ir::get_or_declare(m, &name, void, params)
+    ir::get_or_declare(m, &name, void, params, &["nounwind"])
 }
 
 fn is_runtime_function(f: LLVMValueRef) -> bool {
@@ -195,7 +195,8 @@ fn supported_target(m: LLVMModuleRef) -> bool {
 fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
     let m = cx.raw();
     let marker = CString::new(MARKER).unwrap_or_default();
-    // SAFETY: `m` is the live module of this pass run.
+    // SAFETY: `m` is the live module of this pass run; `marker` is
+    // NUL-terminated.
     let marked = unsafe { c::LLVMGetNamedMetadataNumOperands(m, marker.as_ptr()) } > 0;
     if marked || !supported_target(m) {
         return false;
@@ -399,7 +400,7 @@ fn ready_end_replacement(m: LLVMModuleRef) -> Option<(LLVMValueRef, LLVMValueRef
         c::LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
         (c::LLVMGetReturnType(fn_ty), params)
     };
-    let (to, _) = ir::get_or_declare(m, c"__copier_san_ready_end", ret, &params)?;
+    let (to, _) = ir::get_or_declare(m, c"__copier_san_ready_end", ret, &params, &["nounwind"])?;
     // SAFETY: both are functions of m.
     (unsafe { c::LLVMGlobalGetValueType(to) } == fn_ty).then_some((from, to))
 }

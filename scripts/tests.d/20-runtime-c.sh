@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault stats stats_fork interpose; do
+for t in basic fork fork_threads fault stats stats_fork interpose chain; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -38,6 +38,16 @@ done
 # memcpy/memmove interposed by amemcpy: the runtime's own copies re-enter it
 for opts in "" "threshold=0" "spawn=0"; do
   if COPIER_OPTIONS="$opts" timeout 120 "$out/interpose" >/dev/null; then ok "interpose [$opts]"; else ko "interpose [$opts] (exit $?)"; fi
+done
+
+# copy chain with amemmove over 4 MiB buffers: correct every run, and no
+# 30-50 s stall (the hang guard is 60 s; a healthy run takes ~0.1-0.3 s, so
+# 12 runs fit in a few seconds; the stall showed in ~2 of 5 runs before)
+for args in "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "50 4096" "50 4096"; do
+  if timeout 60 "$out/chain" $args >/dev/null; then ok "chain $args"; else ko "chain $args (exit $?)"; fi
+done
+for opts in "spawn=0" "segment_size=64k"; do
+  if COPIER_OPTIONS="$opts" timeout 60 "$out/chain" 16 4096 >/dev/null; then ok "chain [$opts]"; else ko "chain [$opts] (exit $?)"; fi
 done
 
 # bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang

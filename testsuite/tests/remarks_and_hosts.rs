@@ -146,3 +146,40 @@ fn function_over_the_query_budget_keeps_its_copies_synchronous() {
     assert!(!out.ir.contains("amemcpy"), "nothing may be rewritten or declared");
     assert_eq!(out.remarks.iter().filter(|r| r.contains("function too large for the csync analysis")).count(), 50);
 }
+
+/// -O3 unrolls the loop below eight times and folds `n - 1` to -1 in the
+/// copies it proved run only when n == 0: one remark per source location
+/// and message (not one per unrolled copy), and no 2^64 - 1 byte lengths.
+#[test]
+fn unrolled_copies_give_one_remark_each_and_no_impossible_lengths() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  size_t n = argc > 1 ? strtoul(argv[1], 0, 10) : 100000;
+  char *src = malloc(n + 1), *dst = malloc(n + 1);
+  for (size_t i = 0; i < n; i++) src[i] = (char)i;
+  long t = 0;
+  for (int r = 0; r < 8; r++) {
+    memcpy(dst, src, n);
+    for (size_t i = 0; i < n; i++) t += dst[i];
+    memmove(dst + 1, dst, n - 1);
+    t += dst[n / 2];
+  }
+  printf("%ld\n", t);
+  return 0;
+}
+"#;
+    std::fs::write(dir.path().join("u.c"), src).expect("write");
+    let out = clang(&["-O3", "-g", "-c", "u.c", "-o", "u.o", "-Rpass=copiergen", "-Rpass-missed=copiergen"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let remarks: Vec<&str> = err.lines().filter(|l| l.contains("remark: ")).collect();
+    assert!(remarks.iter().any(|l| l.contains("u.c:10:5: remark: llvm.memcpy of variable length rewritten to amemcpy")), "{err}");
+    let mut seen = std::collections::HashSet::new();
+    for r in &remarks {
+        assert!(seen.insert(*r), "repeated remark: {r}\n{err}");
+        assert!(!r.contains(&u64::MAX.to_string()), "impossible length printed: {r}");
+    }
+}

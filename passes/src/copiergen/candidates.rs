@@ -99,6 +99,22 @@ pub enum SkipReason {
     /// The whole copy is waited for after only this many instructions of
     /// work (below `-copiergen-min-overlap`): nothing would overlap it.
     NoOverlap(u64),
+    /// The call is not the C library's copy: `nobuiltin`, or the function
+    /// is built with `-fno-builtin`/`-fno-builtin-memcpy` (TargetLibraryInfo
+    /// does not recognise it), so the program may provide its own.
+    NoBuiltin,
+    /// The program may provide `memcpy`/`memmove` (the name) itself: the
+    /// module defines it, or the function is built with `-fno-builtin`
+    /// (`-fno-builtin-<name>`). libcopier copies its segments with the
+    /// routine of that name, which would then be the program's, called
+    /// from the service thread.
+    ProgramCopyRoutine(String),
+    /// The module's target (the triple) has no libcopier.
+    UnsupportedTarget(String),
+    /// The constant length exceeds any object (more than `isize::MAX`
+    /// bytes): the compiler folded it in code it proved never runs (e.g.
+    /// `n - 1` on a path where `n == 0`). Nothing to overlap.
+    ImpossibleLength,
 }
 
 impl SkipReason {
@@ -127,6 +143,16 @@ impl SkipReason {
             SkipReason::NoOverlap(n) => format!(
                 "the whole copy would be waited for after {n} instructions of work (-copiergen-min-overlap): nothing would overlap it"
             ),
+            SkipReason::NoBuiltin => {
+                "the call is not the C library's (nobuiltin or -fno-builtin): the program may provide its own".to_owned()
+            }
+            SkipReason::ProgramCopyRoutine(n) => {
+                format!("the program may provide its own '{n}' (defined in this module, or -fno-builtin): libcopier would run it for the copy")
+            }
+            SkipReason::UnsupportedTarget(t) => format!("no libcopier for target '{t}' (x86-64 Linux only)"),
+            SkipReason::ImpossibleLength => {
+                "no object is that large: the compiler proved this copy never runs".to_owned()
+            }
         }
     }
 
@@ -147,6 +173,10 @@ impl SkipReason {
             SkipReason::RuntimeDeclConflict(_) => "RuntimeDeclConflict",
             SkipReason::DefinedInModule => "DefinedInModule",
             SkipReason::NoOverlap(_) => "NoOverlap",
+            SkipReason::NoBuiltin => "NoBuiltin",
+            SkipReason::ProgramCopyRoutine(_) => "ProgramCopyRoutine",
+            SkipReason::UnsupportedTarget(_) => "UnsupportedTarget",
+            SkipReason::ImpossibleLength => "ImpossibleLength",
         }
     }
 }
@@ -272,6 +302,9 @@ pub fn classify(
     }
     let const_len = ir::const_int(len);
     if let Some(n) = const_len {
+        if n > i64::MAX as u64 {
+            return Err(SkipReason::ImpossibleLength);
+        }
         if n < threshold {
             return Err(SkipReason::BelowThreshold(n, threshold));
         }

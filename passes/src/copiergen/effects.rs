@@ -245,6 +245,23 @@ pub struct CopyFacts {
     /// left pending, anywhere in memory the function does not own. `dst` and
     /// `src` are not used (null); syncing it whole is `csync_all`.
     pub callers: bool,
+    /// Set for a `memcpy` (not `memmove`) that runs at most once per call
+    /// of the function (its block is in no cycle): its source and
+    /// destination do not overlap (or are equal), so a read proven inside
+    /// `[src, src + len)` needs no sync against it.
+    pub source: Option<SourceRange>,
+}
+
+/// The source range of a single-instance `memcpy` (see
+/// [`CopyFacts::source`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SourceRange {
+    /// The copy call (must dominate the access).
+    pub call: LLVMValueRef,
+    /// First source byte.
+    pub ptr: LLVMValueRef,
+    /// Length in bytes (an integer value).
+    pub len: LLVMValueRef,
 }
 
 /// Whether `object` is memory no other code (thread, callee, caller) can
@@ -265,6 +282,7 @@ impl CopyFacts {
         src: LLVMValueRef,
         const_len: Option<u64>,
         has_setjmp: bool,
+        source: Option<SourceRange>,
     ) -> CopyFacts {
         let size = const_len.map_or(LocSize::AfterPointer, LocSize::Precise);
         let dst_obj = context::underlying_object(dst);
@@ -275,6 +293,7 @@ impl CopyFacts {
             shared: !(is_private_object(fa, dst_obj) && is_private_object(fa, src_obj)),
             frame_exempt: !has_setjmp && is_private_heap(fa, dst_obj) && is_private_heap(fa, src_obj),
             callers: false,
+            source,
         }
     }
 
@@ -282,7 +301,7 @@ impl CopyFacts {
     /// [`CopyFacts::callers`]).
     pub fn callers() -> CopyFacts {
         let none = Location { ptr: std::ptr::null_mut(), size: LocSize::Unknown };
-        CopyFacts { dst: none, src: none, shared: true, frame_exempt: false, callers: true }
+        CopyFacts { dst: none, src: none, shared: true, frame_exempt: false, callers: true, source: None }
     }
 }
 
@@ -614,7 +633,7 @@ impl EffectBuilder<'_, '_> {
             }
         }
         for a in e.accesses.iter().filter(|a| !a.syncable()) {
-            if self.touches(a, c).is_some() {
+            if self.touches(a, c, None).is_some() {
                 return Some(FullReason::UnknownAccess);
             }
         }
@@ -651,18 +670,33 @@ impl EffectBuilder<'_, '_> {
 
     /// Whether the access `e.accesses[i]` (syncable) touches the pending
     /// copy `c` in a way that needs its bytes synced first.
-    pub fn narrow_conflict(&self, e: &Effect, i: usize, c: &CopyFacts) -> Option<NarrowReason> {
+    pub fn narrow_conflict(&self, inst: LLVMValueRef, e: &Effect, i: usize, c: &CopyFacts) -> Option<NarrowReason> {
         let a = &e.accesses[i];
         if c.callers {
             return (!self.owned_or_constant(a.ptr))
                 .then_some(if a.writes { NarrowReason::WritesDst } else { NarrowReason::ReadsDst });
         }
-        self.touches(a, c)
+        self.touches(a, c, Some(inst))
     }
 
-    fn touches(&self, a: &Access, c: &CopyFacts) -> Option<NarrowReason> {
+    /// Whether `a`, a read made by `at`, lies inside the source of the
+    /// single-instance `memcpy` `c`: memcpy's source and destination do
+    /// not overlap (or are equal, `llvm.memcpy`; the copy then rewrites
+    /// the bytes a read sees with themselves), so such a read cannot see a
+    /// byte the copy writes, and reading a source never needs a sync.
+    fn reads_only_source(&self, a: &Access, c: &CopyFacts, at: Option<LLVMValueRef>) -> bool {
+        let (Some(at), Some(s), false) = (at, c.source, a.writes) else { return false };
+        let (size, value) = match a.size {
+            AccessSize::Const(n) => (n, None),
+            AccessSize::Value(v) => (0, Some(v)),
+            AccessSize::Unknown => return false,
+        };
+        self.fa.access_within(a.ptr, size, value, s.ptr, s.len, at, s.call)
+    }
+
+    fn touches(&self, a: &Access, c: &CopyFacts, at: Option<LLVMValueRef>) -> Option<NarrowReason> {
         let loc = a.location();
-        if (a.reads || a.writes) && self.fa.may_alias(loc, c.dst) {
+        if (a.reads || a.writes) && self.fa.may_alias(loc, c.dst) && !self.reads_only_source(a, c, at) {
             Some(if a.writes { NarrowReason::WritesDst } else { NarrowReason::ReadsDst })
         } else if a.writes && self.fa.may_alias(loc, c.src) {
             Some(NarrowReason::WritesSrc)

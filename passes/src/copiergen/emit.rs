@@ -8,12 +8,12 @@
 
 use super::candidates::{CopyForm, CopyKind, ObjectSizeCheck};
 use super::placement::{PendingCopy, Plan, SyncPoint, SyncRange};
-use crate::context::{self, FunctionAnalyses};
+use crate::context::{self, Bounds, FunctionAnalyses};
 use crate::ir::{self, Builder};
 use copier_abi::symbols;
-use inkwell::llvm_sys::LLVMIntPredicate;
-use inkwell::llvm_sys::prelude::{LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
-use std::collections::HashMap;
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode};
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 
 /// A declared runtime entry point: function and type.
@@ -59,7 +59,10 @@ impl Runtime {
             }
         }
         let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
-            let (f, ty) = ir::get_or_declare(module, c, *ret, params).expect("checked by can_declare");
+            // Every entry point returns (a wait ends when the copies it waits
+            // for are done) and never unwinds; `willreturn` also keeps
+            // ScalarEvolution's trip counts of loops that contain a guard.
+            let (f, ty) = ir::get_or_declare(module, c, *ret, params, &["nounwind", "willreturn"]).expect("checked by can_declare");
             Entry { f, ty }
         });
         let mut next = || declared.next().expect("five entries");
@@ -72,6 +75,11 @@ const C_CALL_CONV: u32 = 0;
 
 /// LLVM's `preserve_allcc`.
 const PRESERVE_ALL_CALL_CONV: u32 = inkwell::llvm_sys::LLVMCallConv::LLVMPreserveAllCallConv as u32;
+
+/// Loops with at most this many iterations (a constant bound) get no
+/// unguarded copy: the first iteration of a loop entry always misses, so a
+/// copy would save little and double the code.
+const MIN_UNGUARDED_TRIPS: u32 = 8;
 
 /// More whole-copy syncs than this at one point become one `csync_all`.
 const MAX_SYNCS_PER_POINT: usize = 4;
@@ -104,9 +112,12 @@ struct Emitter {
     /// `preserve_allcc` forwarder to it (x86-64, AArch64) so that the cold
     /// call does not force the hot loop's values out of registers.
     miss_fn: (LLVMValueRef, u32),
-    /// End slots of the increasing-pointer guards, by (point, narrow index).
+    /// Slots of the increasing-pointer guards, by (point, narrow index).
     own: HashMap<(usize, usize), LLVMValueRef>,
     own_ends: Vec<LLVMValueRef>,
+    /// Increasing-pointer guards of constant size, the ones an unguarded
+    /// loop copy can drop.
+    own_guards: Vec<OwnGuard>,
 }
 
 /// The instructions of one windowed guard, kept to fold the guards whose
@@ -115,7 +126,28 @@ struct Guard {
     below: Option<LLVMValueRef>,
     beyond: LLVMValueRef,
     miss: LLVMValueRef,
-    last: LLVMValueRef,
+    /// Instructions of the check only (dead once the branch is folded).
+    check: Vec<LLVMValueRef>,
+    /// The `csync_ready_end` call on the miss path.
+    call: LLVMValueRef,
+}
+
+/// An increasing-pointer guard of constant size `len` on `p`:
+/// `if (p > limit) limit = csync_ready_end(p, len) - len`, in a loop that
+/// may get an unguarded copy.
+struct OwnGuard {
+    header: LLVMBasicBlockRef,
+    limit_slot: LLVMValueRef,
+    /// `p <= max` while the loop runs (computed before the loop).
+    max: LLVMValueRef,
+    /// Where `max` comes from.
+    bounds: Bounds,
+    /// The guard's conditional branch (successor 0: the miss block).
+    branch: LLVMValueRef,
+    /// The check's instructions, dead in a copy without the branch.
+    check: Vec<LLVMValueRef>,
+    /// The guarded access (for remarks).
+    before: LLVMValueRef,
 }
 
 impl Emitter {
@@ -176,31 +208,66 @@ impl Emitter {
         let below = self.b.icmp(LLVMIntPredicate::LLVMIntULT, ptr, lo);
         let beyond = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
         let miss = self.b.or(below, beyond);
-        self.guards.push(Guard { below: Some(below), beyond, miss, last });
         let term = context::split_if_then(miss, before, true);
         self.b.position_before(term);
         self.b.set_loc_from(before);
         let new_end = self.miss_call(ptr, n);
         self.b.store(ptr, lo_slot);
         self.b.store(new_end, end_slot);
+        // (Not the slot loads: mem2reg deletes them.)
+        let check = vec![miss, below, beyond, last];
+        self.guards.push(Guard { below: Some(below), beyond, miss, check, call: new_end });
     }
 
-    /// The end-only guard of a pointer that only grows in its loop:
-    /// `if (ptr + size > end) end = csync_ready_end(ptr, size);` with `end`
-    /// a slot of its own, reset on loop entry (so every access of this loop
-    /// execution is at or above the first miss's pointer).
-    fn increasing_guard(&mut self, before: LLVMValueRef, end_slot: LLVMValueRef, range: SyncRange) {
+    /// The end-only guard of a pointer that only grows in its loop, with a
+    /// slot of its own reset on loop entry (so every access of this loop
+    /// execution is at or above the first miss's pointer). Constant size
+    /// `n`: the slot holds `limit = end - n` and the hot path is one
+    /// compare, `if (ptr > limit) limit = csync_ready_end(ptr, n) - n;`
+    /// (the reset value null always misses; `end >= ptr + n >= n`, so the
+    /// subtraction never wraps). A run-time size keeps `end`:
+    /// `if (ptr + size > end) end = csync_ready_end(ptr, size);`.
+    fn increasing_guard(
+        &mut self,
+        before: LLVMValueRef,
+        slot: LLVMValueRef,
+        range: SyncRange,
+        header: LLVMBasicBlockRef,
+        bound: Option<(LLVMValueRef, Bounds)>,
+    ) {
         self.b.position_before(before);
         let (ptr, n) = self.range_values(range);
-        let end = self.b.load(self.ptr, end_slot);
-        let last = self.b.byte_gep(ptr, n);
-        let miss = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
-        self.guards.push(Guard { below: None, beyond: miss, miss, last });
+        let window = self.b.load(self.ptr, slot);
+        let (miss, check) = match range {
+            SyncRange::Bytes { .. } => {
+                let miss = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, ptr, window);
+                (miss, vec![miss, window])
+            }
+            SyncRange::Dynamic { .. } => {
+                let last = self.b.byte_gep(ptr, n);
+                let miss = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, window);
+                (miss, vec![miss, last, window])
+            }
+        };
         let term = context::split_if_then(miss, before, true);
+        let branch = ir::block_terminator(miss);
         self.b.position_before(term);
         self.b.set_loc_from(before);
         let new_end = self.miss_call(ptr, n);
-        self.b.store(new_end, end_slot);
+        match range {
+            SyncRange::Bytes { len, .. } => {
+                let back = self.b.const_int(self.size, len.wrapping_neg());
+                let limit = self.b.byte_gep(new_end, back);
+                self.b.store(limit, slot);
+                if let Some((max, bounds)) = bound {
+                    self.own_guards.push(OwnGuard { header, limit_slot: slot, max, bounds, branch, check: check.clone(), before });
+                }
+            }
+            SyncRange::Dynamic { .. } => {
+                self.b.store(new_end, slot);
+            }
+        }
+        self.guards.push(Guard { below: None, beyond: miss, miss, check, call: new_end });
     }
 
     fn miss_call(&self, ptr: LLVMValueRef, n: LLVMValueRef) -> LLVMValueRef {
@@ -234,7 +301,25 @@ pub fn apply(
     copies: &[PendingCopy],
     plan: &Plan,
     window_enabled: bool,
+    max_unguarded: usize,
 ) {
+    // Bounds for unguarded loop copies first, from ScalarEvolution of the
+    // program as written: the guards' calls would hide trip counts (a loop
+    // that calls something writing memory need not terminate).
+    let mut bounds: HashMap<(usize, usize), (LLVMValueRef, Bounds)> = HashMap::new();
+    if window_enabled && max_unguarded > 0 {
+        for (pi, point) in plan.points.iter().enumerate() {
+            for (k, n) in point.narrow.iter().enumerate() {
+                let (Some(entry), SyncRange::Bytes { base, offset, len }) = (n.monotonic, n.range) else { continue };
+                if !plan.windowed(point, window_enabled) || !plan.versionable.contains(&entry.header) {
+                    continue;
+                }
+                if let Some(b) = fa.loop_max_address(entry.header, max_unguarded, MIN_UNGUARDED_TRIPS, base, offset, len) {
+                    bounds.insert((pi, k), b);
+                }
+            }
+        }
+    }
     fa.mark_changed();
     let function = fa.function();
     let b = Builder::new(module);
@@ -251,6 +336,7 @@ pub fn apply(
         guards: Vec::new(),
         own: HashMap::new(),
         own_ends: Vec::new(),
+        own_guards: Vec::new(),
         miss_fn: (rt.csync_ready_end.f, C_CALL_CONV),
     };
     let triple = ir::target_triple(module);
@@ -274,12 +360,12 @@ pub fn apply(
                 continue;
             }
             match n.monotonic {
-                Some(preheader) => {
+                Some(entry) => {
                     let null = em.b.null_ptr();
                     let end = em.slot(ptr, c"copiergen.end", null);
                     // Reset on every entry into the loop, before anything
                     // splits the preheader.
-                    em.b.position_before_no_loc(ir::block_terminator_of(preheader));
+                    em.b.position_before_no_loc(ir::block_terminator_of(entry.predecessor));
                     em.b.store(null, end);
                     em.own.insert((pi, k), end);
                     em.own_ends.push(end);
@@ -299,7 +385,8 @@ pub fn apply(
     for (pi, point) in plan.points.iter().enumerate() {
         for (k, n) in point.narrow.iter().enumerate() {
             if let Some(&end) = em.own.get(&(pi, k)) {
-                em.increasing_guard(point.before, end, n.range);
+                let header = n.monotonic.expect("own windows are monotonic").header;
+                em.increasing_guard(point.before, end, n.range, header, bounds.remove(&(pi, k)));
             } else if plan.windowed(point, window_enabled) {
                 em.windowed_guard(point.before, n.object, n.range);
             } else {
@@ -388,34 +475,147 @@ pub fn apply(
         em.reset_windows_after(call);
     }
 
-    // The end slots of increasing-pointer guards stay in memory: in a hot
-    // loop a loop-carried register costs more (spills, moves on every
-    // iteration) than one L1 load per check.
+    let versioned = if window_enabled && max_unguarded > 0 { version_loops(&mut em, fa, plan, max_unguarded) } else { Vec::new() };
+
+    // The slots of increasing-pointer guards stay in memory: in a hot loop
+    // a loop-carried register costs more (spills, moves on every iteration)
+    // than one L1 load folded into the compare.
     let promote: Vec<LLVMValueRef> = em.allocas.iter().copied().filter(|a| !em.own_ends.contains(a)).collect();
+    let phis_before: HashSet<LLVMValueRef> = function_phis(function).into_iter().collect();
     fa.promote_allocas(&promote);
 
-    // A guard whose window is the empty one set at the entry or by the last
-    // submission on every path (mem2reg found the constant null) always
-    // misses: call csync_ready_end unconditionally. (`p + n > null` only
-    // fails for p + n == 0, which no object reaches.)
+    // A guard whose window end is the empty one set at the entry or by a
+    // submission on every path to it (mem2reg found the constant null)
+    // always misses (`p + n > null` only fails for p + n == 0, which no
+    // object reaches): its check goes, and when no later guard reads the
+    // window it sets, a plain csync does the same wait.
     for g in &em.guards {
         // The builder may have folded any of them to a constant.
         if ![g.miss, g.beyond].into_iter().chain(g.below).all(ir::is_instruction) {
             continue;
         }
-        let lo_null = g.below.is_none_or(|b| ir::is_null_constant(ir::operand(b, 1)));
-        if lo_null && ir::is_null_constant(ir::operand(g.beyond, 1)) {
-            context::make_unconditional(ir::block_terminator(g.miss), 0);
-            let mut dead: Vec<LLVMValueRef> = vec![g.miss, g.beyond, g.last];
-            dead.extend(g.below);
-            dead.dedup();
-            for inst in dead {
-                if ir::is_instruction(inst) && !ir::has_uses(inst) {
-                    ir::erase(inst);
-                }
+        if !ir::is_null_constant(ir::operand(g.beyond, 1)) {
+            continue;
+        }
+        context::make_unconditional(ir::block_terminator(g.miss), 0);
+        erase_unused(&g.check);
+        if !ir::has_uses(g.call) {
+            em.b.position_before(g.call);
+            em.b.call(rt.csync.ty, rt.csync.f, &[ir::operand(g.call, 0), ir::operand(g.call, 1)]);
+            ir::erase(g.call);
+        }
+    }
+    // Window PHIs that only fed the checks removed above.
+    let new_phis: Vec<LLVMValueRef> = function_phis(function).into_iter().filter(|p| !phis_before.contains(p)).collect();
+    delete_dead_phis(&new_phis);
+
+    if fa.remarks_enabled() {
+        for (before, guards, kind) in versioned {
+            super::remarks::unguarded_loop(fa, before, guards, kind);
+        }
+    }
+}
+
+/// Every PHI node of `function`.
+fn function_phis(function: LLVMValueRef) -> Vec<LLVMValueRef> {
+    ir::blocks(function)
+        .flat_map(|b| ir::instructions(b).take_while(|&i| ir::opcode(i) == LLVMOpcode::LLVMPHI))
+        .collect()
+}
+
+/// Deletes the PHIs of `phis` that no instruction outside the set needs
+/// (directly or through PHIs of the set that are needed).
+fn delete_dead_phis(phis: &[LLVMValueRef]) {
+    let set: HashSet<LLVMValueRef> = phis.iter().copied().collect();
+    let mut live: HashSet<LLVMValueRef> = HashSet::new();
+    let mut work: Vec<LLVMValueRef> =
+        phis.iter().copied().filter(|&p| ir::users(p).iter().any(|u| !set.contains(u))).collect();
+    while let Some(p) = work.pop() {
+        if !live.insert(p) {
+            continue;
+        }
+        for i in 0..ir::num_operands(p) {
+            let v = ir::operand(p, i);
+            if set.contains(&v) && !live.contains(&v) {
+                work.push(v);
             }
         }
     }
+    for &p in phis {
+        if !live.contains(&p) {
+            ir::erase_replacing_with_poison(p);
+        }
+    }
+}
+
+/// Erases the instructions of `insts` (in order) that are unused.
+fn erase_unused(insts: &[LLVMValueRef]) {
+    let mut done: Vec<LLVMValueRef> = Vec::new();
+    for &i in insts {
+        if !done.contains(&i) && ir::is_instruction(i) && !ir::has_uses(i) {
+            ir::erase(i);
+            done.push(i);
+        }
+    }
+}
+
+/// Loop versioning of the loops whose increasing-pointer guards the plan
+/// allows to drop ([`Plan::versionable`], innermost first): the loop is
+/// copied without those guards, and its header, after the PHIs, enters the
+/// copy once every such guard's window covers all the addresses the guard
+/// can check until the loop exits: `limit >= max(ptr)` with the bound
+/// [`FunctionAnalyses::loop_max_address`] computed first (trip count, object size, or the
+/// largest address: the runtime's "nothing pending" window). No submission
+/// runs inside the loop, so the windows stay valid while the copy runs.
+/// Returns, per versioned loop, the first guarded access, the number of
+/// guards dropped and the bounds all of them have (for remarks).
+fn version_loops(
+    em: &mut Emitter,
+    fa: &FunctionAnalyses<'_>,
+    plan: &Plan,
+    max_insts: usize,
+) -> Vec<(LLVMValueRef, usize, Bounds)> {
+    let mut done = Vec::new();
+    for &header in &plan.versionable {
+        let guards: Vec<&OwnGuard> = em.own_guards.iter().filter(|g| g.header == header).collect();
+        if guards.is_empty() {
+            continue;
+        }
+        if fa.prepare_loop(header, max_insts).is_none() {
+            for g in &guards {
+                context::delete_if_dead(g.max);
+            }
+            continue;
+        }
+        let bounds: Vec<(LLVMValueRef, Bounds)> = guards.iter().map(|g| (g.max, g.bounds)).collect();
+        let (clone, dispatch) = fa.clone_loop(header);
+        // The copy's guard instructions, looked up before anything changes.
+        let copied: Vec<(LLVMValueRef, Vec<LLVMValueRef>)> = guards
+            .iter()
+            .map(|g| (clone.lookup(g.branch), g.check.iter().map(|&i| clone.lookup(i)).collect()))
+            .collect();
+        drop(clone);
+        em.b.position_before_no_loc(dispatch);
+        let mut cond: Option<LLVMValueRef> = None;
+        for (g, &(max, _)) in guards.iter().zip(&bounds) {
+            let limit = em.b.load(em.ptr, g.limit_slot);
+            let limit = em.b.ptr_to_int(limit, em.size);
+            let covers = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, limit, max);
+            cond = Some(cond.map_or(covers, |c| em.b.and(c, covers)));
+        }
+        ir::set_condition(dispatch, cond.expect("at least one guard"));
+        for (branch, check) in copied {
+            context::make_unconditional(branch, 1);
+            erase_unused(&check);
+        }
+        // What bounds every guard (for the remark).
+        let all = Bounds {
+            trip_count: bounds.iter().all(|(_, k)| k.trip_count),
+            object_size: bounds.iter().all(|(_, k)| k.object_size),
+        };
+        done.push((guards[0].before, guards.len(), all));
+    }
+    done
 }
 
 /// Inserts `csync_all()` at the entry of the function analysed by `fa` (the

@@ -31,7 +31,7 @@ use crate::registry::{ModulePass, Schedule};
 use candidates::{IntrinsicIds, SkipReason};
 use effects::{CopyFacts, EffectBuilder};
 use inkwell::llvm_sys::LLVMOpcode;
-use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 use placement::PendingCopy;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -88,6 +88,7 @@ struct Config {
     max_queries: u64,
     min_overlap: u64,
     max_narrow: u64,
+    unguarded_loops: u64,
 }
 
 impl ModulePass for CopierGen {
@@ -114,7 +115,9 @@ impl ModulePass for CopierGen {
                 return false;
             }
         };
-        if !target_supported(&ir::target_triple(cx.raw())) {
+        let triple = ir::target_triple(cx.raw());
+        if !target_supported(&triple) {
+            remark_unsupported_target(cx, &triple);
             return false;
         }
         let cfg = Config {
@@ -123,6 +126,7 @@ impl ModulePass for CopierGen {
             max_queries: options::MAX_QUERIES.uint(),
             min_overlap: params.min_overlap.unwrap_or_else(|| options::MIN_OVERLAP.uint()),
             max_narrow: options::MAX_NARROW.uint(),
+            unguarded_loops: options::UNGUARDED_LOOPS.uint(),
         };
         let ids = IntrinsicIds::lookup();
         let mut runtime = None;
@@ -141,10 +145,30 @@ impl ModulePass for CopierGen {
     }
 }
 
-/// Whether libcopier can run on the module's target: Linux, or no triple
-/// (hand-written IR for `opt`).
+/// Whether libcopier can run on the module's target: x86-64 Linux, or no
+/// triple (hand-written IR for `opt`).
 fn target_supported(triple: &str) -> bool {
-    triple.is_empty() || triple.contains("-linux")
+    triple.is_empty() || (triple.starts_with("x86_64") && triple.contains("-linux") && !triple.ends_with("x32"))
+}
+
+/// Missed remarks (when requested) for the copies of a module whose target
+/// has no libcopier.
+fn remark_unsupported_target(cx: &ModuleContext<'_>, triple: &str) {
+    let ids = IntrinsicIds::lookup();
+    for f in ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)) {
+        let found: Vec<_> =
+            ir::blocks(f).flat_map(ir::instructions).filter_map(|i| candidates::recognize(i, &ids).map(|(_, _, n)| (i, n))).collect();
+        if found.is_empty() {
+            continue;
+        }
+        let fa = cx.analyses(f);
+        if !fa.remarks_enabled() {
+            return;
+        }
+        for (i, name) in found {
+            remarks::skipped(&fa, i, &name, const_len_of(i), &SkipReason::UnsupportedTarget(triple.to_owned()));
+        }
+    }
 }
 
 fn has_funclets(function: LLVMValueRef) -> bool {
@@ -201,7 +225,11 @@ fn run_on_function(
 
     let mut calls = Vec::new();
     for (i, kind, form, name) in &found {
-        match candidates::classify(*i, *kind, *form, name.clone(), cfg.threshold) {
+        let classified = candidates::classify(*i, *kind, *form, name.clone(), cfg.threshold).and_then(|c| {
+            library_copy(&fa, &c)?;
+            Ok(c)
+        });
+        match classified {
             Ok(c) => calls.push(c),
             Err(why) => {
                 if remarks {
@@ -217,7 +245,7 @@ fn run_on_function(
     let copies: Vec<PendingCopy> = calls
         .into_iter()
         .map(|call| PendingCopy {
-            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp),
+            facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp, source_range(&call)),
             loc: ir::debug_loc(call.call),
             call,
         })
@@ -320,7 +348,7 @@ fn run_on_function(
             remarks::guarded(&fa, f);
         }
     }
-    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window);
+    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window, cfg.unguarded_loops as usize);
     true
 }
 
@@ -378,7 +406,8 @@ fn select_guarded(
             continue;
         }
         let fa = cx.analyses(x);
-        let facts: Vec<CopyFacts> = copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true)).collect();
+        let facts: Vec<CopyFacts> =
+            copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true, None)).collect();
         for call in ir::blocks(x).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {
             let Some(f) = ir::called_function(call) else { continue };
             if guarded.contains(&f) || !is_eligible(f) {
@@ -409,6 +438,50 @@ fn select_guarded(
         }
     }
     guarded
+}
+
+/// Whether the copy is the C library's (else the program may provide its
+/// own routine, which must keep running where the program calls it, never
+/// from libcopier's service thread):
+/// a `memcpy`/`memmove`/`_chk` call must be one TargetLibraryInfo
+/// recognises (not `nobuiltin`, not under `-fno-builtin`), and — for every
+/// form, since libcopier copies with them — the module must not define
+/// `memcpy` or `memmove`, nor the function disable them as builtins.
+fn library_copy(fa: &FunctionAnalyses<'_>, c: &candidates::CopyCall) -> Result<(), SkipReason> {
+    if c.form != candidates::CopyForm::Intrinsic && !fa.is_library_call(c.call) {
+        return Err(SkipReason::NoBuiltin);
+    }
+    let routines = match c.kind {
+        candidates::CopyKind::Copy => ["memcpy", "memmove"],
+        candidates::CopyKind::Move => ["memmove", "memcpy"],
+    };
+    match routines.into_iter().find(|r| !fa.library_routine_usable(r)) {
+        Some(r) => Err(SkipReason::ProgramCopyRoutine(r.to_owned())),
+        None => Ok(()),
+    }
+}
+
+/// The source range of `call` when it is a `memcpy` that runs at most once
+/// per call of its function (see [`effects::CopyFacts::source`]).
+fn source_range(call: &candidates::CopyCall) -> Option<effects::SourceRange> {
+    (call.kind == candidates::CopyKind::Copy && !in_cycle(ir::parent_block(call.call)))
+        .then_some(effects::SourceRange { call: call.call, ptr: call.src, len: call.len })
+}
+
+/// Whether `block` lies on a cycle of the CFG (a loop, reducible or not):
+/// whether it can reach itself.
+fn in_cycle(block: LLVMBasicBlockRef) -> bool {
+    let mut seen = HashSet::new();
+    let mut work = ir::successors(block);
+    while let Some(b) = work.pop() {
+        if b == block {
+            return true;
+        }
+        if seen.insert(b) {
+            work.extend(ir::successors(b));
+        }
+    }
+    false
 }
 
 /// Whether the CFG of `function` has a cycle (a loop, reducible or not).
@@ -462,10 +535,14 @@ mod tests {
     }
 
     #[test]
-    fn only_linux_or_tripleless_modules_are_rewritten() {
+    fn only_x86_64_linux_or_tripleless_modules_are_rewritten() {
         assert!(target_supported(""));
         assert!(target_supported("x86_64-unknown-linux-gnu"));
-        assert!(target_supported("aarch64-unknown-linux-android"));
+        assert!(target_supported("x86_64-pc-linux-musl"));
+        assert!(!target_supported("aarch64-unknown-linux-android"));
+        assert!(!target_supported("i686-pc-linux-gnu"));
+        assert!(!target_supported("x86_64-pc-linux-gnux32"));
+        assert!(!target_supported("riscv64-unknown-linux-gnu"));
         assert!(!target_supported("nvptx64-nvidia-cuda"));
         assert!(!target_supported("amdgcn-amd-amdhsa"));
         assert!(!target_supported("wasm32-unknown-unknown"));

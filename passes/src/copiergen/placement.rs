@@ -16,7 +16,7 @@
 
 use super::candidates::CopyCall;
 use super::effects::{AccessSize, CopyFacts, Effect, EffectBuilder, FullReason, NarrowReason};
-use crate::context::FunctionAnalyses;
+use crate::context::{FunctionAnalyses, LoopEntry};
 use crate::ir;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 use inkwell::llvm_sys::LLVMOpcode;
@@ -65,10 +65,10 @@ pub struct NarrowSync {
     /// Underlying object of the access pointer (key of its ready window).
     pub object: LLVMValueRef,
     /// In a loop where the synced pointer only grows (ScalarEvolution): the
-    /// loop's unique outside predecessor. Its windowed guard then keeps a
-    /// window of its own, reset there (on every loop entry), and checks only
-    /// the end.
-    pub monotonic: Option<LLVMBasicBlockRef>,
+    /// loop's unique outside predecessor and its header. Its windowed guard
+    /// then keeps a window of its own, reset in that predecessor (on every
+    /// loop entry), and checks only the end.
+    pub monotonic: Option<LoopEntry>,
     /// Why.
     pub reason: NarrowReason,
     /// A copy that needs it (for remarks).
@@ -114,6 +114,11 @@ pub struct Plan {
     pub user_submissions: Vec<LLVMValueRef>,
     /// Index of the callers' pending copies of a guarded function.
     pub callers: Option<usize>,
+    /// Headers of the loops that may get an unguarded copy (emit's loop
+    /// versioning): loops with an increasing-pointer guard of constant size
+    /// and no submission inside (a submission would invalidate the windows
+    /// while the copy runs).
+    pub versionable: Vec<LLVMBasicBlockRef>,
 }
 
 impl Plan {
@@ -128,6 +133,10 @@ impl Plan {
 
 /// Largest hull (bytes) one grouped narrow sync may cover.
 const MAX_HULL: u64 = 4096;
+
+/// Most earlier bases of a block a pointer is compared with (constant
+/// distance) before it becomes a base itself.
+const MAX_NEAR_BASES: usize = 8;
 
 /// Most ready ranges remembered per program point.
 const MAX_AVAILABLE: usize = 64;
@@ -291,7 +300,7 @@ impl Analysis<'_, '_, '_> {
         if let Some(&r) = self.narrow_memo.get(&(inst, i, c)) {
             return Ok(r);
         }
-        let r = self.eb.narrow_conflict(e, i, &self.facts[c]);
+        let r = self.eb.narrow_conflict(inst, e, i, &self.facts[c]);
         self.budget()?;
         self.narrow_memo.insert((inst, i, c), r);
         Ok(r)
@@ -475,7 +484,25 @@ pub fn plan(
         let mut rec = Recording { points: &mut points, multi_instance: &mut multi_instance, in_loop };
         walker.walk_block(rpo[b], &body[b], state, ready, Some(&mut rec))?;
     }
-    Ok(Plan { points, multi_instance, reachable, user_submissions, callers: callers_index })
+    // Loops whose increasing-pointer guards an unguarded copy may drop: no
+    // copy submitted inside (neither a rewritten one nor the program's own).
+    let submissions: Vec<LLVMBasicBlockRef> = copies
+        .iter()
+        .zip(&reachable)
+        .filter(|&(_, &r)| r)
+        .map(|(c, _)| ir::parent_block(c.call.call))
+        .chain(user_submissions.iter().map(|&i| ir::parent_block(i)))
+        .collect();
+    let mut versionable = Vec::new();
+    for n in points.iter().flat_map(|p| &p.narrow) {
+        let (Some(entry), SyncRange::Bytes { .. }) = (n.monotonic, n.range) else { continue };
+        if !versionable.contains(&entry.header) && submissions.iter().all(|&b| !fa.loop_contains(entry.header, b)) {
+            versionable.push(entry.header);
+        }
+    }
+    // Innermost first: versioning an outer loop copies its inner loops.
+    versionable.sort_by_key(|&h| std::cmp::Reverse(fa.loop_depth(h)));
+    Ok(Plan { points, multi_instance, reachable, user_submissions, callers: callers_index, versionable })
 }
 
 /// The instructions of straight-line work between copy `c` and its first
@@ -549,6 +576,11 @@ impl Walker<'_, '_, '_, '_> {
         ready.0.retain(|&(base, _, _)| !(ir::is_instruction(base) && ir::parent_block(base) == block));
         // Open groups of this segment: base -> (point index, narrow index).
         let mut groups: Vec<(LLVMValueRef, usize, usize)> = Vec::new();
+        // Bases of this segment's accesses: a later pointer at a constant
+        // distance from one of them (ScalarEvolution; e.g. the copies of an
+        // unrolled loop body, which need not share an SSA base) is keyed by
+        // it, so it joins its group and its ready ranges.
+        let mut bases: Vec<LLVMValueRef> = Vec::new();
         let in_loop = rec.as_deref().is_some_and(|r| r.in_loop);
         for (inst, e) in body {
             if let Some(c) = e.submits {
@@ -561,6 +593,7 @@ impl Walker<'_, '_, '_, '_> {
             if e.submits.is_some() || e.user_submission {
                 ready = Ready::default();
                 groups.clear();
+                bases.clear();
             }
             let (full, narrow_hits) = self.an.transfer(*inst, e, &mut state)?;
             let mut new_narrow: Vec<NarrowSync> = Vec::new();
@@ -585,10 +618,20 @@ impl Walker<'_, '_, '_, '_> {
                     });
                     continue;
                 };
-                let (base, off) = match self.cx.base_offset(access.ptr) {
+                let (mut base, mut off) = match self.cx.base_offset(access.ptr) {
                     (b, o) if ir::is_ptr_as0(b) => (b, o),
                     _ => (access.ptr, 0),
                 };
+                if !bases.contains(&base) {
+                    let near = bases.iter().rev().take(MAX_NEAR_BASES).find_map(|&b| {
+                        let d = self.an.fa.constant_distance(base, b)?;
+                        Some((b, off.checked_add(d)?))
+                    });
+                    match near {
+                        Some((b, o)) => (base, off) = (b, o),
+                        None => bases.push(base),
+                    }
+                }
                 let (lo, hi) = (off, off.saturating_add(size as i64));
                 if ready.covers(base, lo, hi) {
                     continue;

@@ -8,6 +8,7 @@
 //! | passed | `Csync`          | the guarded access| `csync(ptr, 4 bytes) before load at f.c:9:5: it may read the destination of memcpy at f.c:7:3` |
 //! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` (one per group: `... covering 3 accesses`) |
 //! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` |
+//! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
 //! | missed | `ConservativeSync` | the guarded inst. | `could not prove that call to 'f' at ... leaves memcpy at ... alone (the callee may read the destination); synchronizing the whole copy` |
@@ -16,7 +17,7 @@ use super::candidates::{CopyCall, CopyForm, CopyKind, ObjectSizeCheck, SkipReaso
 use super::effects::{AccessSize, FullReason, NarrowReason};
 use super::emit;
 use super::placement::{PendingCopy, Plan, SyncPoint, SyncRange};
-use crate::context::{FunctionAnalyses, RemarkKind};
+use crate::context::{Bounds, FunctionAnalyses, RemarkKind};
 use crate::ir;
 use copier_abi::symbols;
 use inkwell::llvm_sys::LLVMOpcode;
@@ -38,6 +39,9 @@ fn callee_display(callee: &str) -> String {
 
 fn length_display(len: Option<u64>) -> String {
     match len {
+        // No object is that large: the compiler folded the length in code
+        // it proved cannot run (e.g. `n - 1` on a path where n == 0).
+        Some(n) if n > i64::MAX as u64 => "an impossible constant length".to_owned(),
         Some(n) => format!("{n} bytes"),
         None => "variable length".to_owned(),
     }
@@ -126,6 +130,7 @@ fn narrow_reason(r: NarrowReason) -> &'static str {
 fn size_display(size: AccessSize) -> String {
     match size {
         AccessSize::Const(1) => "1 byte".to_owned(),
+        AccessSize::Const(n) if n > i64::MAX as u64 => "an impossible constant length".to_owned(),
         AccessSize::Const(n) => format!("{n} bytes"),
         AccessSize::Value(_) => "a run-time length".to_owned(),
         AccessSize::Unknown => "an unknown size".to_owned(),
@@ -276,6 +281,28 @@ fn guarded_what(point: &SyncPoint) -> String {
         LLVMOpcode::LLVMResume => "unwinding".to_owned(),
         _ => "it".to_owned(),
     }
+}
+
+/// Remark for a loop that got an unguarded copy (loop versioning).
+pub fn unguarded_loop(fa: &FunctionAnalyses<'_>, first_access: LLVMValueRef, guards: usize, bounds: Bounds) {
+    let bound = match (bounds.trip_count, bounds.object_size) {
+        (true, true) => "the addresses the loop's trip count and the accessed object allow",
+        (true, false) => "the addresses the loop's trip count allows",
+        (false, true) => "the rest of the accessed object",
+        (false, false) => "every address (nothing pending)",
+    };
+    let guards = if guards == 1 { "its windowed guard".to_owned() } else { format!("its {guards} windowed guards") };
+    fa.remark(
+        RemarkKind::Passed,
+        "UnguardedLoop",
+        Some(first_access),
+        &[
+            s("loop versioned: a copy without "),
+            ("Guards", guards),
+            s(" runs once the ready windows cover "),
+            ("Bound", bound.to_owned()),
+        ],
+    );
 }
 
 /// Analysis remark: the function is guarded for its callers.
