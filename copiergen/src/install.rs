@@ -69,7 +69,9 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
     let plugin = layout.plugin()?;
     let lib_dir = layout.lib_dir_with("libcopier.a")?;
     let include = layout.include_dir()?;
-    let prefix = std::path::absolute(&args.prefix).map_err(io(format!("resolving {}", args.prefix.display())))?;
+    // Absolute and without `..` or symlinks: copier.pc records it verbatim.
+    std::fs::create_dir_all(&args.prefix).map_err(io(format!("creating {}", args.prefix.display())))?;
+    let prefix = args.prefix.canonicalize().map_err(io(format!("resolving {}", args.prefix.display())))?;
     let (bin, lib, inc) = (prefix.join("bin"), prefix.join("lib"), prefix.join("include"));
     let pc_dir = lib.join("pkgconfig");
     for d in [&bin, &lib, &inc, &pc_dir] {

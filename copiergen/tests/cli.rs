@@ -310,6 +310,18 @@ fn install_layout_is_found_without_overrides() {
     assert_eq!(stdout_of(&mut Command::new(elsewhere.join("t"))), "7 1\n");
 }
 
+/// A relative prefix with `..` is recorded in copier.pc as the canonical
+/// absolute directory.
+#[test]
+fn install_records_a_canonical_prefix() {
+    let d = scratch("install-rel");
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    ok(cmd(COPIERGEN, &d.join("sub")).args(["install", "--prefix", "../p"]));
+    let pc = std::fs::read_to_string(d.join("p/lib/pkgconfig/copier.pc")).unwrap();
+    let want = format!("prefix={}", d.join("p").canonicalize().unwrap().display());
+    assert!(pc.lines().any(|l| l == want), "{want} in:\n{pc}");
+}
+
 /// The build-tree runtime/copier.pc, named by an absolute PKG_CONFIG_PATH,
 /// gives absolute flags that name the real header directory.
 #[test]
