@@ -7,7 +7,10 @@
 #   bench/sanitizer/slowdown.sh [RUNS]      (default 11)
 #
 # Workloads:
-#   copy_parse   examples/copy_parse.c on /var/lib/dpkg/status (2 rounds)
+#   copy_parse   examples/copy_parse.c on /var/lib/dpkg/status (20 rounds,
+#                so the parse, not process start, dominates)
+#   capi_parse   examples/capi_parse.c (hand-written amemcpy +
+#                csync_ready_end windows) on the same file (10 rounds)
 #   zlib-example zlib's own test program (example), from make test
 #   zlib-minigzip zlib's minigzip compressing then decompressing a real
 #                file (the first 4 MiB of LLVM 22's shared library)
@@ -21,6 +24,8 @@ mkdir -p "$OUT"
 
 "$COPIERGEN" cc -O2 -g "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.base"
 "$COPIERGEN" cc --sanitize -O2 -g "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.san"
+"$COPIERGEN" cc -O2 -g "$COPIER_ROOT/examples/capi_parse.c" -o "$OUT/capi_parse.base"
+"$COPIERGEN" cc --sanitize -O2 -g "$COPIER_ROOT/examples/capi_parse.c" -o "$OUT/capi_parse.san"
 for v in "" --sanitize; do
   bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" zlib --build-only $v >/dev/null
 done
@@ -46,6 +51,7 @@ measure() {
     'BEGIN { printf "sanitizer-slowdown %-14s base=%.1fms sanitizer=%.1fms ratio=%.2f (median of %d interleaved runs)\n", n, a/1000, b/1000, b/a, r }'
 }
 
-measure copy_parse "'$OUT/copy_parse.base' /var/lib/dpkg/status 2" "'$OUT/copy_parse.san' /var/lib/dpkg/status 2"
+measure copy_parse "'$OUT/copy_parse.base' /var/lib/dpkg/status 20" "'$OUT/copy_parse.san' /var/lib/dpkg/status 20"
+measure capi_parse "'$OUT/capi_parse.base' /var/lib/dpkg/status 10" "'$OUT/capi_parse.san' /var/lib/dpkg/status 10"
 measure zlib-example "cd '$ZB' && ./example" "cd '$ZS' && ./example"
 measure zlib-minigzip "'$ZB/minigzip' < '$INPUT' | '$ZB/minigzip' -d" "'$ZS/minigzip' < '$INPUT' | '$ZS/minigzip' -d"

@@ -11,7 +11,8 @@
 //!
 //! In the cargo layout a debug `copiergen` also finds the release plugin and
 //! libraries (`target/release/`), since those are what `cargo build
-//! --release` produces.
+//! --release` produces. The header is last looked for in the source tree
+//! copiergen was built from, for a `CARGO_TARGET_DIR` outside the checkout.
 
 use std::path::{Path, PathBuf};
 
@@ -68,6 +69,9 @@ impl Layout {
                 break;
             }
         }
+        // Last resort: the source tree copiergen was built from (a cargo
+        // build with CARGO_TARGET_DIR outside the checkout).
+        include_dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("runtime").join("include"));
         let mut seen = std::collections::HashSet::new();
         lib_dirs.retain(|d| seen.insert(d.clone()));
         Layout { lib_dirs, include_dirs }
@@ -211,9 +215,16 @@ mod tests {
     }
 
     #[test]
+    fn header_falls_back_to_the_source_tree_copiergen_was_built_from() {
+        let l = Layout::around(Path::new("/elsewhere/target/release/copiergen"));
+        let last = l.include_dirs.last().unwrap();
+        assert!(last.join(HEADER_FILE).is_file(), "{}", last.display());
+    }
+
+    #[test]
     fn install_layout_uses_prefix_lib_and_include() {
         let l = Layout::around(Path::new("/opt/copier/bin/copiergen"));
         assert_eq!(l.lib_dirs, [PathBuf::from("/opt/copier/bin"), PathBuf::from("/opt/copier/lib")]);
-        assert_eq!(l.include_dirs, [PathBuf::from("/opt/copier/include")]);
+        assert_eq!(l.include_dirs[0], PathBuf::from("/opt/copier/include"));
     }
 }

@@ -264,6 +264,11 @@ fn release_idle_holds() {
 
 thread_local! {
     static LOCAL: Local = const { Local { client: Cell::new(core::ptr::null()), busy: Cell::new(false) } };
+    /// Completion handlers this thread is running (nesting depth). Its own
+    /// key without a destructor, so it stays usable after `LOCAL` is torn
+    /// down (handlers run from `csync_all` in the exit handler, after the
+    /// main thread's thread-local destructors).
+    static IN_HANDLER: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Client by index.
@@ -737,7 +742,13 @@ fn run_handlers() {
     }
 }
 
+/// True while the calling thread runs a completion handler.
+fn in_handler() -> bool {
+    IN_HANDLER.with(|d| d.get() != 0)
+}
+
 fn call_handler(h: HandlerTask) {
+    IN_HANDLER.with(|d| d.set(d.get() + 1));
     outside(|| {
         let hk = hooks::get();
         if let Some(f) = hk.and_then(|x| x.on_handler_enter) {
@@ -751,6 +762,7 @@ fn call_handler(h: HandlerTask) {
             f();
         }
     });
+    IN_HANDLER.with(|d| d.set(d.get() - 1));
 }
 
 fn ingest_now() {
@@ -1330,11 +1342,18 @@ pub fn csync(addr: usize, n: usize) {
 
 /// `csync_all()`: return once every copy submitted before the call (by any
 /// thread) is complete and its completion handler has run.
+///
+/// Called from inside a completion handler, it still waits for every
+/// earlier copy and runs the queued handlers (on this thread), but does not
+/// wait for handlers that are already running — its own caller is one, and a
+/// handler another thread runs may itself be waiting in `csync_all` (both
+/// would wait forever).
 pub fn csync_all() {
     // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
     // the slot (tail), and a handler runner counts itself in
     // HANDLERS_RUNNING before it takes the handler off the queue.
-    if !(gate::no_holds() || nothing_pending()) || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || HANDLERS_RUNNING.load(Ordering::Acquire) != 0 {
+    let nested = in_handler();
+    if !(gate::no_holds() || nothing_pending()) || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || (!nested && HANDLERS_RUNNING.load(Ordering::Acquire) != 0) {
         if let Some(_busy) = Busy::enter() {
             let t0 = now_ns();
             let mut targets = Vec::new();
@@ -1363,7 +1382,9 @@ pub fn csync_all() {
                 wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
             }
             run_handlers();
-            wait_until(|| HANDLERS_RUNNING.load(Ordering::Acquire) == 0);
+            if !nested {
+                wait_until(|| HANDLERS_RUNNING.load(Ordering::Acquire) == 0);
+            }
             release_own();
             if !targets.is_empty() {
                 COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);

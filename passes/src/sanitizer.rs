@@ -31,6 +31,14 @@
 //! `-copier-sanitizer-recover`), and a version-check symbol called from a
 //! module constructor (priority 1) that also initializes the runtime.
 //!
+//! # Library calls and `csync_ready_end`
+//! Calls to external functions that take a pointer are marked `nobuiltin`
+//! (CodeGen would otherwise expand `memcmp`/`bcmp` into unchecked loads;
+//! the interceptor sees the call instead). Calls to `csync_ready_end` go to
+//! `__copier_san_ready_end`, which returns a wider window than libcopier's
+//! exact `addr + n` under the sanitizer, decided by program events only.
+//! Check calls are `nomerge` and carry a source line (see [`Site`]).
+//!
 //! # When it runs
 //! `opt-22 -passes=copier-sanitizer`; from the default pipelines (after
 //! CopierGen) when `-copier-sanitizer` is given or `COPIERGEN_SANITIZE=1`
@@ -213,6 +221,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         }
     }
     let checks = Checks { i64, sized, n };
+    let ready_end = ready_end_replacement(m);
     let memcpy_ids = [ir::intrinsic_id("llvm.memcpy"), ir::intrinsic_id("llvm.memmove"), ir::intrinsic_id("llvm.memcpy.inline")];
     let memset_ids = [ir::intrinsic_id("llvm.memset"), ir::intrinsic_id("llvm.memset.inline")];
 
@@ -226,6 +235,9 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
             for inst in ir::instructions(bb) {
                 collect(cx, inst, &memcpy_ids, &memset_ids, &mut accesses);
                 keep_libcall(inst);
+                if let Some((from, to)) = ready_end {
+                    redirect_call(inst, from, to);
+                }
             }
         }
         let rb = Raw::new(m);
@@ -364,6 +376,44 @@ fn keep_libcall(inst: LLVMValueRef) {
         }
         let attr = c::LLVMCreateEnumAttribute(c::LLVMGetTypeContext(ir::type_of(inst)), nobuiltin, 0);
         c::LLVMAddCallSiteAttribute(inst, fn_index, attr);
+    }
+}
+
+/// libcopier's `csync_ready_end` and the runtime's replacement
+/// `__copier_san_ready_end` (same type), if the module calls the former.
+/// Under the sanitizer libcopier returns exactly `addr + n`, so a CopierGen
+/// window loop would call the runtime once per access; the replacement
+/// returns a window that is wider yet decided by program events only (see
+/// `sanitizer/src/interface.rs`).
+fn ready_end_replacement(m: LLVMModuleRef) -> Option<(LLVMValueRef, LLVMValueRef)> {
+    // SAFETY: m is the live module; the name is NUL-terminated.
+    let from = unsafe { c::LLVMGetNamedFunction(m, c"csync_ready_end".as_ptr()) };
+    if from.is_null() {
+        return None;
+    }
+    // SAFETY: from is a function of m.
+    let fn_ty = unsafe { c::LLVMGlobalGetValueType(from) };
+    // SAFETY: fn_ty is a function type; the arrays have LLVMCountParamTypes entries.
+    let (ret, params) = unsafe {
+        let n = c::LLVMCountParamTypes(fn_ty) as usize;
+        let mut params = vec![std::ptr::null_mut(); n];
+        c::LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
+        (c::LLVMGetReturnType(fn_ty), params)
+    };
+    let (to, _) = ir::get_or_declare(m, c"__copier_san_ready_end", ret, &params, &["nounwind"])?;
+    // SAFETY: both are functions of m.
+    (unsafe { c::LLVMGlobalGetValueType(to) } == fn_ty).then_some((from, to))
+}
+
+/// Make a direct call to `from` call `to` (same function type).
+fn redirect_call(inst: LLVMValueRef, from: LLVMValueRef, to: LLVMValueRef) {
+    if ir::opcode(inst) != LLVMOpcode::LLVMCall || ir::called_function(inst) != Some(from) {
+        return;
+    }
+    // SAFETY: the callee is a call's last operand; `to` has the same type.
+    unsafe {
+        let n = c::LLVMGetNumOperands(inst);
+        c::LLVMSetOperand(inst, (n - 1) as u32, to);
     }
 }
 

@@ -20,6 +20,7 @@
 
 // Completion handler: called once with its argument after the copy
 // completes, on the service thread or on a thread that waited for the copy.
+// What a handler may call is listed at [`amemcpy_handler`].
 typedef void (*copier_handler_fn)(void *arg);
 
 // A descriptor handle from [`copier_submit`]: slot index and generation.
@@ -57,6 +58,17 @@ void *amemcpy_lazy(void *dst, const void *src, size_t n);
 // the service thread or a thread that waits for the copy; at once if the
 // copy ran synchronously). Returns `dst`.
 //
+// A handler may call every Copier function: submit copies (with handlers
+// too; they nest), `csync`, `csync_ready_end`, `copier_wait`,
+// `copier_query` and `csync_all`. Called from inside a handler,
+// `csync_all` waits for every copy submitted before it and runs the queued
+// handlers on this thread, but does not wait for handlers that are already
+// running (the calling handler itself, and handlers other threads run,
+// which may be waiting in `csync_all` too); outside handlers `csync_all`
+// keeps its full meaning. A handler must not block on a lock or condition
+// that a thread waiting in `csync_all` (outside a handler) holds or is to
+// signal: that thread waits for the handler to return.
+//
 // # Safety
 // As [`amemcpy`]; `fn` must be safe to call with `arg` from any thread.
 void *amemcpy_handler(void *dst, const void *src, size_t n, copier_handler_fn fn, void *arg);
@@ -68,7 +80,9 @@ void *amemcpy_handler(void *dst, const void *src, size_t n, copier_handler_fn fn
 void csync(const void *addr, size_t n);
 
 // Return when every copy submitted before the call (by any thread) has
-// completed and its completion handler has run.
+// completed and its completion handler has run. Inside a completion
+// handler, handlers already running (including the caller) are not waited
+// for (see [`amemcpy_handler`]).
 void csync_all(void);
 
 // Wait like `csync(addr, n)`, then return an end address `>= addr + n` such

@@ -20,6 +20,7 @@ pub type copier_desc = u64;
 
 /// Completion handler: called once with its argument after the copy
 /// completes, on the service thread or on a thread that waited for the copy.
+/// What a handler may call is listed at [`amemcpy_handler`].
 #[allow(non_camel_case_types)]
 pub type copier_handler_fn = Option<unsafe extern "C" fn(arg: *mut c_void)>;
 
@@ -138,6 +139,17 @@ pub unsafe extern "C" fn amemcpy_lazy(dst: *mut c_void, src: *const c_void, n: u
 /// the service thread or a thread that waits for the copy; at once if the
 /// copy ran synchronously). Returns `dst`.
 ///
+/// A handler may call every Copier function: submit copies (with handlers
+/// too; they nest), `csync`, `csync_ready_end`, `copier_wait`,
+/// `copier_query` and `csync_all`. Called from inside a handler,
+/// `csync_all` waits for every copy submitted before it and runs the queued
+/// handlers on this thread, but does not wait for handlers that are already
+/// running (the calling handler itself, and handlers other threads run,
+/// which may be waiting in `csync_all` too); outside handlers `csync_all`
+/// keeps its full meaning. A handler must not block on a lock or condition
+/// that a thread waiting in `csync_all` (outside a handler) holds or is to
+/// signal: that thread waits for the handler to return.
+///
 /// # Safety
 /// As [`amemcpy`]; `fn` must be safe to call with `arg` from any thread.
 #[no_mangle]
@@ -164,7 +176,9 @@ pub extern "C" fn csync(addr: *const c_void, n: usize) {
 }
 
 /// Return when every copy submitted before the call (by any thread) has
-/// completed and its completion handler has run.
+/// completed and its completion handler has run. Inside a completion
+/// handler, handlers already running (including the caller) are not waited
+/// for (see [`amemcpy_handler`]).
 #[no_mangle]
 pub extern "C" fn csync_all() {
     service::csync_all();

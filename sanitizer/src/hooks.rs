@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use copier::hooks::{set_hooks, Hooks};
 
+use crate::shadow::{self, RealShadow, ShadowMem, ALL_BITS};
 use crate::thread::{self, RuntimeGuard};
 use crate::{flags, stack, LIVE, TRACKER};
 
@@ -36,13 +37,32 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
 }
 
 fn on_sync(addr: usize, len: usize) {
-    if LIVE.load(Relaxed) == 0 {
+    // A range with no pending bit holds no pending byte of any copy (the
+    // shadow is the union of the copies' pending bytes): nothing to release,
+    // no lock taken. (A range reaching outside the shadow, e.g. a csync of
+    // everything, takes the tracker's path.)
+    if LIVE.load(Relaxed) == 0 || (RealShadow.covers(addr, len) && !shadow::any(&RealShadow, addr, len, ALL_BITS)) {
         return;
     }
     let _g = RuntimeGuard::enter();
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     t.sync(addr, len);
     LIVE.store(t.len(), Relaxed);
+}
+
+/// Longest ready window (bytes) an instrumented `csync_ready_end` returns;
+/// see [`crate::tracker::Tracker::ready_window`].
+pub const READY_WINDOW: usize = 256;
+
+/// The end of the deterministic ready window for `csync_ready_end(addr, n)`
+/// (`want = addr + n`).
+pub fn ready_window(addr: usize, want: usize) -> usize {
+    if LIVE.load(Relaxed) == 0 {
+        return addr.saturating_add(READY_WINDOW).max(want);
+    }
+    let _g = RuntimeGuard::enter();
+    let t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    t.ready_window(addr, want, READY_WINDOW)
 }
 
 fn on_sync_all() {

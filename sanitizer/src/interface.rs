@@ -54,6 +54,7 @@ pub const SYMBOLS: &[&str] = &[
     "__copier_san_store8_noabort",
     "__copier_san_store16_noabort",
     "__copier_san_storeN_noabort",
+    "__copier_san_ready_end",
 ];
 
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.
@@ -122,4 +123,39 @@ pub extern "C" fn __copier_san_loadN_noabort(addr: usize, size: usize) {
 #[no_mangle]
 pub extern "C" fn __copier_san_storeN_noabort(addr: usize, size: usize) {
     check(addr, size, Access::Write, None, true);
+}
+
+extern "C" {
+    /// libcopier's entry point (runtime/include/copier.h), linked into the
+    /// same archive.
+    fn csync_ready_end(addr: *const core::ffi::c_void, n: usize) -> *const core::ffi::c_void;
+}
+
+/// What an instrumented module calls instead of `csync_ready_end(addr, n)`.
+///
+/// libcopier under the sanitizer returns exactly `addr + n` (timing-free),
+/// which makes a CopierGen window loop call the runtime once per access
+/// (a byte parser: once per byte, tens of times slower than the plain
+/// build). This returns a wider window that is still a function of the
+/// program's submits and syncs only (see `Tracker::ready_window`: at most
+/// [`crate::hooks::READY_WINDOW`] bytes, never into a second copy), after
+/// syncing all of it through libcopier (`csync_ready_end(addr, end - addr)`,
+/// which waits and drives the tracker like a csync). The caller may use
+/// `[addr, end)`, exactly as libcopier's contract allows; an access past
+/// the returned end is still reported.
+///
+/// # Safety
+/// As `csync_ready_end`: any `addr` and `n` (nothing is dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn __copier_san_ready_end(addr: *const core::ffi::c_void, n: usize) -> *const core::ffi::c_void {
+    let a = addr as usize;
+    let want = a.saturating_add(n);
+    if n == 0 {
+        // SAFETY: forwarded contract.
+        return unsafe { csync_ready_end(addr, n) };
+    }
+    let end = crate::hooks::ready_window(a, want);
+    // SAFETY: forwarded contract; `end >= want > a`.
+    let got = unsafe { csync_ready_end(addr, end - a) } as usize;
+    got.max(want) as *const core::ffi::c_void
 }

@@ -31,25 +31,48 @@ impl RangeSet {
     /// Remove `[lo, hi)`; returns the pieces that were in the set.
     pub fn remove(&mut self, lo: usize, hi: usize) -> Vec<(usize, usize)> {
         let mut removed = Vec::new();
+        self.remove_each(lo, hi, |s, e| removed.push((s, e)));
+        removed
+    }
+
+    /// Remove `[lo, hi)`, calling `f(s, e)` for each piece `[s, e)` that was
+    /// in the set, in order. Allocates nothing (at most one range is split
+    /// in two); trimming the front of a range, the pattern of a parser that
+    /// syncs its way through a copy, is O(log n) with no move.
+    pub fn remove_each(&mut self, lo: usize, hi: usize, mut f: impl FnMut(usize, usize)) {
         if lo >= hi {
-            return removed;
+            return;
         }
         let first = self.ranges.partition_point(|&(_, e)| e <= lo);
         let mut i = first;
-        let mut keep = Vec::new();
         while i < self.ranges.len() && self.ranges[i].0 < hi {
             let (s, e) = self.ranges[i];
-            removed.push((s.max(lo), e.min(hi)));
-            if s < lo {
-                keep.push((s, lo));
-            }
-            if e > hi {
-                keep.push((hi, e));
-            }
+            f(s.max(lo), e.min(hi));
             i += 1;
         }
-        self.ranges.splice(first..i, keep);
-        removed
+        if i == first {
+            return;
+        }
+        let left = (self.ranges[first].0 < lo).then(|| (self.ranges[first].0, lo));
+        let right = (self.ranges[i - 1].1 > hi).then(|| (hi, self.ranges[i - 1].1));
+        match (left, right) {
+            (Some(l), Some(r)) if i - first == 1 => {
+                self.ranges[first] = l;
+                self.ranges.insert(first + 1, r);
+            }
+            (Some(l), Some(r)) => {
+                self.ranges[first] = l;
+                self.ranges[first + 1] = r;
+                self.ranges.drain(first + 2..i);
+            }
+            (Some(one), None) | (None, Some(one)) => {
+                self.ranges[first] = one;
+                self.ranges.drain(first + 1..i);
+            }
+            (None, None) => {
+                self.ranges.drain(first..i);
+            }
+        }
     }
 }
 

@@ -82,12 +82,30 @@ pub struct Tracker<S: ShadowMem> {
     /// bounds the backward scan of an overlap query.
     max_len: usize,
     next_id: u64,
+    /// Scratch buffers reused by `sync` and `refresh`, so a sync (called
+    /// once per window by CopierGen's loops, often per access under the
+    /// sanitizer) allocates nothing once they have grown.
+    scratch_ids: Vec<u64>,
+    scratch_src: Vec<(usize, usize)>,
+    scratch_held: Vec<(usize, usize)>,
+    scratch_held_ids: Vec<u64>,
 }
 
 impl<S: ShadowMem> Tracker<S> {
     /// An empty tracker over `shadow` (which must be all clear).
     pub const fn new(shadow: S) -> Self {
-        Self { shadow, copies: BTreeMap::new(), by_dst: BTreeMap::new(), by_src: BTreeMap::new(), max_len: 0, next_id: 1 }
+        Self {
+            shadow,
+            copies: BTreeMap::new(),
+            by_dst: BTreeMap::new(),
+            by_src: BTreeMap::new(),
+            max_len: 0,
+            next_id: 1,
+            scratch_ids: Vec::new(),
+            scratch_src: Vec::new(),
+            scratch_held: Vec::new(),
+            scratch_held_ids: Vec::new(),
+        }
     }
 
     /// Number of pending copies.
@@ -128,14 +146,21 @@ impl<S: ShadowMem> Tracker<S> {
     /// Ids of copies whose destination (`Role::Destination`) or source
     /// overlaps `[a, b)`, ascending.
     fn overlapping(&self, role: Role, a: usize, b: usize) -> Vec<u64> {
+        let mut ids = Vec::new();
+        self.overlapping_into(role, a, b, &mut ids);
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Append the ids of copies overlapping `[a, b)` in `role` to `out`
+    /// (unsorted).
+    fn overlapping_into(&self, role: Role, a: usize, b: usize, out: &mut Vec<u64>) {
         let index = match role {
             Role::Destination => &self.by_dst,
             Role::Source => &self.by_src,
         };
         let lo = a.saturating_sub(self.max_len);
-        let mut ids: Vec<u64> = index.range((lo, 0)..(b, 0)).filter(|(_, &end)| end > a).map(|(&(_, id), _)| id).collect();
-        ids.sort_unstable();
-        ids
+        out.extend(index.range((lo, 0)..(b, 0)).filter(|(_, &end)| end > a).map(|(&(_, id), _)| id));
     }
 
     /// The program synced `[addr, addr + len)`.
@@ -144,20 +169,25 @@ impl<S: ShadowMem> Tracker<S> {
             return;
         }
         let end = addr.saturating_add(len);
-        let mut ids = self.overlapping(Role::Destination, addr, end);
-        ids.extend(self.overlapping(Role::Source, addr, end));
+        let mut ids = std::mem::take(&mut self.scratch_ids);
+        let mut refresh_src = std::mem::take(&mut self.scratch_src);
+        ids.clear();
+        refresh_src.clear();
+        self.overlapping_into(Role::Destination, addr, end, &mut ids);
+        self.overlapping_into(Role::Source, addr, end, &mut ids);
         ids.sort_unstable();
         ids.dedup();
-        let mut refresh_src = Vec::new();
-        for id in ids {
+        for &id in &ids {
             self.release_in(id, addr, end, &mut refresh_src);
         }
         // No copy has a pending byte in [addr, end) any more.
         let (a, l) = self.clip(addr, end);
         shadow::clear(&self.shadow, a, l, ALL_BITS);
-        for (a, b) in refresh_src {
+        for &(a, b) in &refresh_src {
             self.refresh(a, b, SRC_BITS);
         }
+        self.scratch_ids = ids;
+        self.scratch_src = refresh_src;
     }
 
     /// Release copy `id`'s pending bytes in `[addr, addr + len)` only (a
@@ -184,14 +214,13 @@ impl<S: ShadowMem> Tracker<S> {
     fn release_in(&mut self, id: u64, addr: usize, end: usize, refresh_src: &mut Vec<(usize, usize)>) {
         let Some(c) = self.copies.get_mut(&id) else { return };
         if let Some((a, b)) = intersect(addr, end, c.dst, c.dst + c.len) {
-            for (i, j) in c.pend_dst.remove(a - c.dst, b - c.dst) {
-                for (k, l) in c.pend_src.remove(i, j) {
-                    refresh_src.push((c.src + k, c.src + l));
-                }
-            }
+            let (src, pend_src) = (c.src, &mut c.pend_src);
+            c.pend_dst.remove_each(a - c.dst, b - c.dst, |i, j| {
+                pend_src.remove_each(i, j, |k, l| refresh_src.push((src + k, src + l)));
+            });
         }
         if let Some((a, b)) = intersect(addr, end, c.src, c.src + c.len) {
-            c.pend_src.remove(a - c.src, b - c.src);
+            c.pend_src.remove_each(a - c.src, b - c.src, |_, _| {});
         }
         if c.pend_dst.is_empty() {
             debug_assert!(c.pend_src.is_empty());
@@ -214,8 +243,12 @@ impl<S: ShadowMem> Tracker<S> {
             if mask & bits == 0 {
                 continue;
             }
-            let mut held: Vec<(usize, usize)> = Vec::new();
-            for id in self.overlapping(role, a, b) {
+            let mut held = std::mem::take(&mut self.scratch_held);
+            let mut ids = std::mem::take(&mut self.scratch_held_ids);
+            held.clear();
+            ids.clear();
+            self.overlapping_into(role, a, b, &mut ids);
+            for &id in &ids {
                 let c = &self.copies[&id];
                 let (base, set) = match role {
                     Role::Destination => (c.dst, &c.pend_dst),
@@ -229,7 +262,7 @@ impl<S: ShadowMem> Tracker<S> {
             }
             held.sort_unstable();
             let mut at = a;
-            for (s, e) in held {
+            for &(s, e) in &held {
                 if s > at {
                     shadow::clear(&self.shadow, at, s - at, bits);
                 }
@@ -238,6 +271,44 @@ impl<S: ShadowMem> Tracker<S> {
             if at < b {
                 shadow::clear(&self.shadow, at, b - at, bits);
             }
+            self.scratch_held = held;
+            self.scratch_held_ids = ids;
+        }
+    }
+
+    /// The end of the ready window an instrumented `csync_ready_end(addr, n)`
+    /// returns (`want` is `addr + n`), at most `max` bytes from `addr` and
+    /// never less than `want`; the caller then syncs `[addr, end)`. The
+    /// window reaches past `want` only over bytes that syncing cannot
+    /// release for another buffer: if no copy overlaps `[addr, addr+max)`
+    /// it is that whole range; if exactly one copy does, only as the
+    /// destination that holds `[addr, want)`, it stops at that destination's
+    /// end; otherwise it is `want`. A function of the submits and syncs the
+    /// program made, so reports stay deterministic.
+    pub fn ready_window(&self, addr: usize, want: usize, max: usize) -> usize {
+        let limit = addr.saturating_add(max).max(want);
+        if want >= limit {
+            return want;
+        }
+        let lo = addr.saturating_sub(self.max_len);
+        let mut hits = self
+            .by_dst
+            .range((lo, 0)..(limit, 0))
+            .filter(|(_, &end)| end > addr)
+            .map(|(&(_, id), _)| (id, Role::Destination))
+            .chain(self.by_src.range((lo, 0)..(limit, 0)).filter(|(_, &end)| end > addr).map(|(&(_, id), _)| (id, Role::Source)));
+        match (hits.next(), hits.next()) {
+            (None, _) => limit,
+            (Some((id, Role::Destination)), None) => {
+                let c = &self.copies[&id];
+                let dst_end = c.dst + c.len;
+                if c.dst <= addr && want <= dst_end {
+                    limit.min(dst_end).max(want)
+                } else {
+                    want
+                }
+            }
+            _ => want,
         }
     }
 
@@ -379,6 +450,24 @@ mod tests {
                 c.ps[i] = false;
             }
         }
+    }
+
+    #[test]
+    fn ready_window_stays_inside_one_copy() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 4096));
+        // No copy: the whole window.
+        assert_eq!(t.ready_window(BASE, BASE + 1, 256), BASE + 256);
+        // A request larger than the window is kept.
+        assert_eq!(t.ready_window(BASE, BASE + 300, 256), BASE + 300);
+        // Two adjacent destinations: the window stops at the first one's end.
+        t.submit(BASE, BASE + 2048, 100, 0, 0, Box::new([])).unwrap();
+        t.submit(BASE + 100, BASE + 3000, 100, 0, 0, Box::new([])).unwrap();
+        assert_eq!(t.ready_window(BASE + 10, BASE + 11, 256), BASE + 11, "two copies overlap the window");
+        assert_eq!(t.ready_window(BASE + 150, BASE + 151, 256), BASE + 200);
+        // A window that meets a pending source is not widened.
+        assert_eq!(t.ready_window(BASE + 2000, BASE + 2001, 256), BASE + 2001);
+        // Past every copy: widened up to max.
+        assert_eq!(t.ready_window(BASE + 3500, BASE + 3501, 256), BASE + 3756);
     }
 
     #[derive(Clone, Debug)]

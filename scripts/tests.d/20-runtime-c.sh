@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault stats stats_fork interpose chain; do
+for t in basic fork fork_threads fault stats stats_fork interpose chain handler; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -48,6 +48,13 @@ for args in "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096
 done
 for opts in "spawn=0" "segment_size=64k"; do
   if COPIER_OPTIONS="$opts" timeout 60 "$out/chain" 16 4096 >/dev/null; then ok "chain [$opts]"; else ko "chain [$opts] (exit $?)"; fi
+done
+
+# completion handlers that call csync_all / csync: no deadlock, each runs once
+for mode in all range nested threads; do
+  for opts in "" "spawn=0" "service=0" "queue_depth=2"; do
+    if COPIER_OPTIONS="$opts" timeout 60 "$out/handler" "$mode" >/dev/null; then ok "handler $mode [$opts]"; else ko "handler $mode [$opts] (exit $?)"; fi
+  done
 done
 
 # bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang

@@ -23,7 +23,9 @@
 #   EXPECT-REPORTS: N       number of reports (default 1)
 #   EXPECT-THREAD: nonzero  the access is on a thread other than T0
 #   EXPECT-STDOUT: text     the program's stdout contains text
-#   OPT-LEVELS: -O0 -O2     build and check at each level (default -O1)
+#   OPT-LEVELS: -O0 -O2     build and check at each level (default -O1 -O2:
+#                           the optimizer merges and moves accesses, and the
+#                           report must still name the right line)
 #   CHECKED-BY: interceptor the bug is caught by an interceptor (runs even
 #                           if the plugin has no copier-sanitizer pass)
 set -euo pipefail
@@ -153,8 +155,8 @@ for src in "$SAN"/seeded/*.c; do
     continue
   fi
   levels=$(directive "$src" OPT-LEVELS)
-  for opt in ${levels:--O1}; do
-    nl=$n${levels:+$opt}
+  for opt in ${levels:--O1 -O2}; do
+    nl=$n$opt
     if build_hand "$src" "$OUT/$nl" "$opt"; then
       check_seeded "$nl" "$src" "$OUT/$nl"
     else

@@ -109,7 +109,9 @@ unsafe fn zmm_2x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu64 [{d} + {n} - 64], zmm1",
             "vzeroupper",
             d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            out("xmm0") _, out("xmm1") _,
+            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(nostack, preserves_flags),
         );
     }
@@ -134,7 +136,9 @@ unsafe fn zmm_4x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu64 [{d} + {n} - 128], zmm3",
             "vzeroupper",
             d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(nostack, preserves_flags),
         );
     }
@@ -156,7 +160,9 @@ unsafe fn vec_2x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu [{d} + {n} - 32], ymm1",
             "vzeroupper",
             d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            out("xmm0") _, out("xmm1") _,
+            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(nostack, preserves_flags),
         );
     }
@@ -181,7 +187,9 @@ unsafe fn vec_4x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu [{d} + {n} - 64], ymm3",
             "vzeroupper",
             d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(nostack, preserves_flags),
         );
     }
@@ -214,8 +222,9 @@ unsafe fn vec_8x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu [{d} + {n} - 128], ymm7",
             "vzeroupper",
             d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(nostack, preserves_flags),
         );
     }
