@@ -54,11 +54,12 @@ fn on_sync(addr: usize, len: usize) {
 /// see [`crate::tracker::Tracker::ready_window`].
 pub const READY_WINDOW: usize = 256;
 
-/// The end of the deterministic ready window for `csync_ready_end(addr, n)`
-/// (`want = addr + n`).
-pub fn ready_window(addr: usize, want: usize) -> usize {
+/// The deterministic ready window `(end, sync_end)` for
+/// `csync_ready_end(addr, n)` (`want = addr + n`); see
+/// [`crate::tracker::Tracker::ready_window`].
+pub fn ready_window(addr: usize, want: usize) -> (usize, usize) {
     if LIVE.load(Relaxed) == 0 {
-        return addr.saturating_add(READY_WINDOW).max(want);
+        return (usize::MAX, want);
     }
     let _g = RuntimeGuard::enter();
     let t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());

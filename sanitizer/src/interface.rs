@@ -137,25 +137,34 @@ extern "C" {
 /// which makes a CopierGen window loop call the runtime once per access
 /// (a byte parser: once per byte, tens of times slower than the plain
 /// build). This returns a wider window that is still a function of the
-/// program's submits and syncs only (see `Tracker::ready_window`: at most
-/// [`crate::hooks::READY_WINDOW`] bytes, never into a second copy), after
-/// syncing all of it through libcopier (`csync_ready_end(addr, end - addr)`,
-/// which waits and drives the tracker like a csync). The caller may use
-/// `[addr, end)`, exactly as libcopier's contract allows; an access past
-/// the returned end is still reported.
+/// program's submits and syncs only (see `Tracker::ready_window`: up to the
+/// next pending copy when the request meets none; up to
+/// [`crate::hooks::READY_WINDOW`] bytes of the one copy it meets, never
+/// into a second one), after syncing its pending part through libcopier
+/// (`csync_ready_end(addr, sync_end - addr)`, which waits and drives the
+/// tracker like a csync). The caller may use `[addr, end)`, exactly as
+/// libcopier's contract allows; an access past the returned end is still
+/// reported.
 ///
 /// # Safety
 /// As `csync_ready_end`: any `addr` and `n` (nothing is dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn __copier_san_ready_end(addr: *const core::ffi::c_void, n: usize) -> *const core::ffi::c_void {
+    // No pending copy: every copy the program submitted has been synced
+    // (and is complete), so everything is ready, as libcopier answers when
+    // nothing is pending. CopierGen's loops ask once per loop entry; zlib's
+    // longest_match enters its loop tens of millions of times.
+    if crate::LIVE.load(core::sync::atomic::Ordering::Relaxed) == 0 {
+        return usize::MAX as *const core::ffi::c_void;
+    }
     let a = addr as usize;
     let want = a.saturating_add(n);
     if n == 0 {
         // SAFETY: forwarded contract.
         return unsafe { csync_ready_end(addr, n) };
     }
-    let end = crate::hooks::ready_window(a, want);
-    // SAFETY: forwarded contract; `end >= want > a`.
-    let got = unsafe { csync_ready_end(addr, end - a) } as usize;
-    got.max(want) as *const core::ffi::c_void
+    let (end, sync_end) = crate::hooks::ready_window(a, want);
+    // SAFETY: forwarded contract; `sync_end >= want > a`.
+    let got = unsafe { csync_ready_end(addr, sync_end - a) } as usize;
+    got.max(end) as *const core::ffi::c_void
 }

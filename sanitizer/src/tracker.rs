@@ -276,40 +276,40 @@ impl<S: ShadowMem> Tracker<S> {
         }
     }
 
-    /// The end of the ready window an instrumented `csync_ready_end(addr, n)`
-    /// returns (`want` is `addr + n`), at most `max` bytes from `addr` and
-    /// never less than `want`; the caller then syncs `[addr, end)`. The
-    /// window reaches past `want` only over bytes that syncing cannot
-    /// release for another buffer: if no copy overlaps `[addr, addr+max)`
-    /// it is that whole range; if exactly one copy does, only as the
-    /// destination that holds `[addr, want)`, it stops at that destination's
-    /// end; otherwise it is `want`. A function of the submits and syncs the
-    /// program made, so reports stay deterministic.
-    pub fn ready_window(&self, addr: usize, want: usize, max: usize) -> usize {
-        let limit = addr.saturating_add(max).max(want);
-        if want >= limit {
-            return want;
-        }
+    /// The ready window an instrumented `csync_ready_end(addr, n)` returns
+    /// (`want` is `addr + n`), as `(end, sync_end)`: the caller syncs
+    /// `[addr, sync_end)` and may then use `[addr, end)`; both are at least
+    /// `want`. A function of the submits and syncs the program made (never
+    /// of whether a copy finished), so reports stay deterministic:
+    /// - no copy overlaps `[addr, want)`: the window runs to the start of the
+    ///   next copy's destination or source at or after `want` (unbounded if
+    ///   there is none: libcopier's own answer when nothing is pending);
+    ///   only `[addr, want)` is synced;
+    /// - exactly one copy overlaps `[addr, addr+max)`, only as the
+    ///   destination that holds `[addr, want)`: the window and the sync run
+    ///   to `addr + max` or that destination's end, whichever is first, so
+    ///   syncing releases nothing of another buffer;
+    /// - otherwise exactly `[addr, want)`.
+    pub fn ready_window(&self, addr: usize, want: usize, max: usize) -> (usize, usize) {
         let lo = addr.saturating_sub(self.max_len);
-        let mut hits = self
-            .by_dst
-            .range((lo, 0)..(limit, 0))
-            .filter(|(_, &end)| end > addr)
-            .map(|(&(_, id), _)| (id, Role::Destination))
-            .chain(self.by_src.range((lo, 0)..(limit, 0)).filter(|(_, &end)| end > addr).map(|(&(_, id), _)| (id, Role::Source)));
-        match (hits.next(), hits.next()) {
-            (None, _) => limit,
-            (Some((id, Role::Destination)), None) => {
-                let c = &self.copies[&id];
-                let dst_end = c.dst + c.len;
-                if c.dst <= addr && want <= dst_end {
-                    limit.min(dst_end).max(want)
-                } else {
-                    want
-                }
-            }
-            _ => want,
+        fn overlaps(index: &BTreeMap<(usize, u64), usize>, lo: usize, a: usize, b: usize) -> impl Iterator<Item = u64> + '_ {
+            index.range((lo, 0)..(b, 0)).filter(move |(_, &end)| end > a).map(|(&(_, id), _)| id)
         }
+        if overlaps(&self.by_dst, lo, addr, want).next().is_none() && overlaps(&self.by_src, lo, addr, want).next().is_none() {
+            let next = |index: &BTreeMap<(usize, u64), usize>| index.range((want, 0)..).next().map_or(usize::MAX, |(&(s, _), _)| s);
+            return (next(&self.by_dst).min(next(&self.by_src)).max(want), want);
+        }
+        let limit = addr.saturating_add(max).max(want);
+        let mut dst = overlaps(&self.by_dst, lo, addr, limit);
+        if let (Some(id), None, None) = (dst.next(), dst.next(), overlaps(&self.by_src, lo, addr, limit).next()) {
+            let c = &self.copies[&id];
+            let dst_end = c.dst + c.len;
+            if c.dst <= addr && want <= dst_end {
+                let end = limit.min(dst_end).max(want);
+                return (end, end);
+            }
+        }
+        (want, want)
     }
 
     /// The program synced everything.
@@ -455,19 +455,21 @@ mod tests {
     #[test]
     fn ready_window_stays_inside_one_copy() {
         let mut t = Tracker::new(TestShadow::new(BASE, 4096));
-        // No copy: the whole window.
-        assert_eq!(t.ready_window(BASE, BASE + 1, 256), BASE + 256);
-        // A request larger than the window is kept.
-        assert_eq!(t.ready_window(BASE, BASE + 300, 256), BASE + 300);
+        // No copy: unbounded, nothing beyond the request synced.
+        assert_eq!(t.ready_window(BASE, BASE + 1, 256), (usize::MAX, BASE + 1));
         // Two adjacent destinations: the window stops at the first one's end.
         t.submit(BASE, BASE + 2048, 100, 0, 0, Box::new([])).unwrap();
         t.submit(BASE + 100, BASE + 3000, 100, 0, 0, Box::new([])).unwrap();
-        assert_eq!(t.ready_window(BASE + 10, BASE + 11, 256), BASE + 11, "two copies overlap the window");
-        assert_eq!(t.ready_window(BASE + 150, BASE + 151, 256), BASE + 200);
-        // A window that meets a pending source is not widened.
-        assert_eq!(t.ready_window(BASE + 2000, BASE + 2001, 256), BASE + 2001);
-        // Past every copy: widened up to max.
-        assert_eq!(t.ready_window(BASE + 3500, BASE + 3501, 256), BASE + 3756);
+        assert_eq!(t.ready_window(BASE + 10, BASE + 11, 256), (BASE + 11, BASE + 11), "two copies overlap the window");
+        assert_eq!(t.ready_window(BASE + 150, BASE + 151, 256), (BASE + 200, BASE + 200));
+        // A request larger than the window is kept.
+        assert_eq!(t.ready_window(BASE + 100, BASE + 190, 50), (BASE + 190, BASE + 190));
+        // Clear bytes before a pending source: the window stops at it.
+        assert_eq!(t.ready_window(BASE + 2000, BASE + 2001, 256), (BASE + 2048, BASE + 2001));
+        // Inside a pending source: exactly the request.
+        assert_eq!(t.ready_window(BASE + 2050, BASE + 2051, 256), (BASE + 2051, BASE + 2051));
+        // Past every copy: unbounded.
+        assert_eq!(t.ready_window(BASE + 3500, BASE + 3501, 256), (usize::MAX, BASE + 3501));
     }
 
     #[derive(Clone, Debug)]
