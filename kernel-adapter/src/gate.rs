@@ -346,6 +346,13 @@ mod imp {
             r == 0
         }
 
+        /// True when [`register`] succeeded: [`heavy`] then orders a
+        /// compiler barrier of every thread (no registration attempt).
+        #[inline]
+        pub fn registered() -> bool {
+            STATE.load(Ordering::Acquire) == 1
+        }
+
         /// Execute a full memory barrier on every running thread of the
         /// process. False when unavailable (the caller must then assume
         /// nothing about other threads).

@@ -175,6 +175,9 @@ pub struct Client {
     /// Hold on the inline fast path's gate (`gate`): taken by this client's
     /// thread when it queues a task, released once its queue drained.
     hold: Hold,
+    /// 1 while this client's thread is between its fork check and the
+    /// publish of its task (`Submitting`, see [`fork_prepare`]).
+    submitting: AtomicU32,
 }
 
 static CLIENTS: [AtomicPtr<Client>; MAX_CLIENTS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_CLIENTS];
@@ -195,6 +198,10 @@ static SLEEPING: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
 static EPOCH: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
 static WAITERS: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
 static HANDLERS_QUEUED: AtomicUsize = AtomicUsize::new(0);
+/// 1 while a fork is being prepared (from [`fork_prepare`] to
+/// [`fork_parent`] / [`fork_child`]): submits copy synchronously, so no new
+/// task is published while the queues drain.
+static FORKING: AtomicU32 = AtomicU32::new(0);
 static HANDLERS_RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 struct Local {
@@ -318,6 +325,7 @@ fn register_client() -> Option<&'static Client> {
         alive: AtomicBool::new(true),
         charged: AtomicU64::new(0),
         hold: Hold::new(),
+        submitting: AtomicU32::new(0),
     }));
     CLIENTS[n].store(c, Ordering::Release);
     NCLIENTS.store(n + 1, Ordering::Release);
@@ -1047,7 +1055,15 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
             r
         }
     };
+    // a fork being prepared waits for this submit to publish, or this
+    // submit sees the fork and copies synchronously (`fork_prepare`)
+    let Some(submitting) = Submitting::enter(client) else {
+        // SAFETY: caller contract.
+        unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
+        return 0;
+    };
     let Some(pos) = ring.reserve() else {
+        drop(submitting);
         // full queue: synchronous copy after pending conflicts
         // SAFETY: caller contract.
         unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
@@ -1081,12 +1097,50 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     // publish before this load, or the releaser sees the publish)
     compiler_fence(Ordering::SeqCst);
     client.hold.ensure(gate::add_hold, gate::sub_hold);
+    drop(submitting);
     // io_uring's need_wakeup pattern, without the store-load fence: see the
     // park in `service_main` for why a rare missed wake-up is harmless.
     if SLEEPING.load(Ordering::Relaxed) != 0 {
         wake_service();
     }
     TaskRef { client: client.idx, pos }.handle()
+}
+
+/// A submit between its fork check and its publish: `client.submitting` is
+/// 1 for the guard's life (see [`fork_prepare`]).
+struct Submitting<'a>(&'a Client);
+
+impl<'a> Submitting<'a> {
+    /// Announce the submit, then look for a fork being prepared: `None`
+    /// while one is (the copy must then be synchronous).
+    ///
+    /// Dekker-style with `fork_prepare` (store `FORKING`, barrier, read
+    /// every `submitting`): either the forker sees this 1 and waits for the
+    /// publish, or this load sees the forker's 1. The barrier on this side
+    /// is a compiler barrier when the process is registered for
+    /// `membarrier` (the forker's `membarrier` places a full barrier in this
+    /// thread's instruction stream, as for the gate's remote release, see
+    /// `gate`), a full fence otherwise.
+    #[inline]
+    fn enter(c: &'a Client) -> Option<Self> {
+        c.submitting.store(1, Ordering::Relaxed);
+        if gate::barrier::registered() {
+            compiler_fence(Ordering::SeqCst);
+        } else {
+            fence(Ordering::SeqCst);
+        }
+        if FORKING.load(Ordering::Relaxed) != 0 {
+            c.submitting.store(0, Ordering::Release);
+            return None;
+        }
+        Some(Submitting(c))
+    }
+}
+
+impl Drop for Submitting<'_> {
+    fn drop(&mut self) {
+        self.0.submitting.store(0, Ordering::Release);
+    }
 }
 
 /// Inline copy of a submit without handler, off the entry points' fast
@@ -1520,31 +1574,105 @@ pub fn query_handle(h: u64, offset: usize, len: usize) -> i32 {
 
 // ----------------------------------------------------------- process events
 
-/// `pthread_atfork` prepare: complete everything, then hold the locks so the
-/// child gets a consistent tracker.
+/// `pthread_atfork` prepare: make the fork a point where no copy is in
+/// flight, then hold the locks so the child gets a consistent tracker.
+///
+/// 1. Set `FORKING`: from here on every submit (any thread, completion
+///    handlers included) copies synchronously, so no new task is published.
+/// 2. Wait for the submits that passed their check before the flag was
+///    visible to publish (`Submitting`: a compiler barrier on their side,
+///    `membarrier` here; a few instructions each).
+/// 3. Drain ([`drain_for_fork`]): execute and retire every queued task and
+///    run the queued completion handlers on this thread, as `csync_all`.
+///    Afterwards every queue is empty and stays empty, so no executor can
+///    hold a claim, be inside a segment or be retiring a task: the child
+///    inherits no task at all and starts fresh (a new service thread on its
+///    first asynchronous copy).
+/// 4. Take the service's locks (and the gate's), so no other thread is
+///    inside a critical section at the fork.
+///
+/// Handlers that other threads are running are not waited for: the caller
+/// may itself be one (fork from a completion handler), and a running
+/// handler's own submits are synchronous now, so it cannot add a task. A
+/// copy whose source or destination faults is re-executed by the drain and
+/// faults on the forking thread, as it would in `csync_all`. Called while
+/// this thread is inside the runtime (a hook that forks), the drain is
+/// skipped; `fork_child` then recovers an interrupted state as before
+/// (orphaned claims released, complete tasks retired).
 pub fn fork_prepare() {
-    csync_all();
+    FORKING.store(1, Ordering::SeqCst);
+    fence(Ordering::SeqCst);
+    if gate::barrier::register() {
+        gate::barrier::heavy();
+    }
+    let me = local().map_or(core::ptr::null(), |(c, _)| c);
+    for c in (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at) {
+        // (this thread is not inside a submit: hooks and handlers run
+        // outside the publish window)
+        while !core::ptr::eq(c, me) && c.submitting.load(Ordering::Acquire) != 0 {
+            std::thread::yield_now();
+        }
+    }
+    drain_for_fork();
     START_LOCK.raw_lock();
     CLIENT_LOCK.raw_lock();
     TRACKER.raw_lock();
     gate::fork_lock(true);
 }
 
-/// `pthread_atfork` parent.
+/// `fork_prepare`'s drain: with no new task published (`FORKING`), execute
+/// every queued task (dependencies first, helping the executors) until every
+/// queue is empty, and run the queued completion handlers.
+fn drain_for_fork() {
+    let Some(_busy) = Busy::enter() else { return };
+    while !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
+        let mut targets = Vec::new();
+        {
+            let mut g = TRACKER.lock();
+            g.ingest_all();
+            for i in 0..NCLIENTS.load(Ordering::Acquire) {
+                let Some(r) = client_at(i).and_then(ring_of) else { continue };
+                for p in r.tail()..r.ingested() {
+                    let d = &r.slot(p).desc;
+                    if d.pos() == p && d.flags() & RETIRED == 0 {
+                        targets.push((TaskRef { client: i as u16, pos: p }, 0, d.nsegs()));
+                    }
+                }
+            }
+        }
+        let mut budget = usize::MAX;
+        for &t in &targets {
+            drive(t, Mode::Waiter, &mut budget);
+        }
+        // the last segment's executor may still be retiring a task
+        for &(t, ..) in &targets {
+            let d = &entry(t).desc;
+            wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
+        }
+        run_handlers();
+    }
+}
+
+/// `pthread_atfork` parent: release the locks; submits are asynchronous
+/// again.
 pub fn fork_parent() {
     gate::fork_lock(false);
     TRACKER.raw_unlock();
     CLIENT_LOCK.raw_unlock();
     START_LOCK.raw_unlock();
+    FORKING.store(0, Ordering::Release);
 }
 
 /// `pthread_atfork` child: no service thread and no other executor exist
-/// here. Orphaned claims are released, other threads' clients are marked
-/// dead, and the next asynchronous copy starts a new service thread.
+/// here, and after [`fork_prepare`]'s drain no task either. Other threads'
+/// clients are marked dead, the gate is opened for every drained queue, and
+/// the next asynchronous copy starts a new service thread. (When the drain
+/// was skipped, orphaned claims are released and complete tasks retired.)
 pub fn fork_child() {
     TRACKER.reset_in_child();
     CLIENT_LOCK.reset_in_child();
     START_LOCK.reset_in_child();
+    FORKING.store(0, Ordering::Relaxed);
     let st = STATE.load(Ordering::Relaxed);
     STATE.store(if st == ST_RUNNING || st == ST_STOP { ST_NOT_STARTED } else { st }, Ordering::Relaxed);
     SLEEPING.store(0, Ordering::Relaxed);
@@ -1552,12 +1680,12 @@ pub fn fork_child() {
     HANDLERS_RUNNING.store(0, Ordering::Relaxed);
     crate::stats::reset();
     let me = local().map(|(c, _)| c).unwrap_or(core::ptr::null());
-    gate::fork_child((0..NCLIENTS.load(Ordering::Relaxed)).filter_map(client_at).filter(|c| c.hold.held()).count());
     for i in 0..NCLIENTS.load(Ordering::Relaxed) {
         let Some(c) = client_at(i) else { continue };
         if !core::ptr::eq(c, me) {
             c.alive.store(false, Ordering::Relaxed);
         }
+        c.submitting.store(0, Ordering::Relaxed);
         if let Some(r) = ring_of(c) {
             r.resync_producer();
             for p in r.tail()..r.ingested() {
@@ -1568,7 +1696,8 @@ pub fn fork_child() {
             }
         }
     }
-    // An executor of the parent may have completed a task's last segment
+    // Only when the drain was skipped (fork from inside the runtime): an
+    // executor of the parent may have completed a task's last segment
     // and been waiting for the tracker lock (held across the fork by
     // `fork_prepare`) to retire it: here nobody would, and a `csync_all`
     // waiting for RETIRED would hang. Retire such tasks now (their
@@ -1584,6 +1713,16 @@ pub fn fork_child() {
         }
     }
     HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
+    drop(g);
+    // the only thread left may release every drained queue's hold
+    let mut holds = 0;
+    for c in (0..NCLIENTS.load(Ordering::Relaxed)).filter_map(client_at) {
+        let drained = ring_of(c).is_none_or(|r| r.tail() == r.head());
+        if c.hold.held() && !(drained && c.hold.begin_release()) {
+            holds += 1;
+        }
+    }
+    gate::fork_child(holds);
 }
 
 /// For tests: number of runs in the tracker's index (0 when nothing is
