@@ -48,6 +48,12 @@ pub const RETIRED: u32 = 8;
 /// `flags` bit: a lazy task dropped unexecuted (its destination was
 /// overwritten first); not counted as an executed task.
 pub const DROPPED: u32 = 16;
+/// `flags` bit: the task finished with a fault. Its fault was delivered to a
+/// waiting thread that left the runtime by `siglongjmp` (the program
+/// recovered from it, as from a faulting `memcpy`); its remaining segments
+/// are completed without copying, so it retires, releases its dependents
+/// and is never re-executed or re-raised. Set together with [`FAULTED`].
+pub const FAILED: u32 = 32;
 
 /// Per-task segment state; see the module docs for the protocol.
 pub struct Descriptor {

@@ -14,7 +14,10 @@
 //!
 //! The task whose copy faulted is marked `FAULTED`; the thread that waits on
 //! it (`csync`, `csync_all`, `copier_wait`, the exit drain) re-executes the
-//! copy with a plain copy on its own thread.
+//! copy with a plain copy on its own thread. If the program's handler leaves
+//! that copy by `siglongjmp` (recovering as around a faulting `memcpy`), the
+//! next runtime call on that thread finishes the task with a fault (`FAILED`:
+//! retired, never re-executed or re-raised; see `service`).
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
@@ -78,7 +81,9 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
     if try_fixup(ctx) {
         return;
     }
-    // Not ours: chain to the previous handler.
+    // Not ours: chain to the previous handler (remembering it, in case it
+    // leaves a waiter's re-executed copy by siglongjmp).
+    crate::service::note_fault_delivered();
     // SAFETY: OLD_* were written before INSTALLED; signal handlers may call
     // sigaction (async-signal-safe).
     unsafe {
@@ -98,6 +103,9 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
             let f: extern "C" fn(libc::c_int) = core::mem::transmute(h);
             f(sig);
         }
+        // the program's handler returned (it fixed the fault, e.g. by
+        // mprotect): the copy retries and no fault was delivered
+        crate::service::note_fault_returned();
     }
 }
 

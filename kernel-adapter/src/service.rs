@@ -23,7 +23,7 @@
 //!   unclaimed segments (dependencies first), spin briefly then park on the
 //!   completion epoch for segments other executors hold.
 
-use crate::desc::{Descriptor, DEPS_CLEAR, FAULTED, INGESTED, RETIRED};
+use crate::desc::{Descriptor, DEPS_CLEAR, FAILED, FAULTED, INGESTED, RETIRED};
 use crate::ring::Ring;
 use crate::sys::{futex_wait, futex_wake, now_ns, FutexMutex};
 use crate::tracker::{exec_bytes, first_blocked, seg_range, HandlerTask, Tracker};
@@ -276,6 +276,81 @@ thread_local! {
     /// down (handlers run from `csync_all` in the exit handler, after the
     /// main thread's thread-local destructors).
     static IN_HANDLER: Cell<u32> = const { Cell::new(0) };
+    /// The plain (fault-delivering) copy this thread is executing as a
+    /// waiter: `(task handle, first segment, end segment, state)` of the
+    /// claim it holds; state 0 none, 1 copying, 2 a SIGSEGV/SIGBUS was
+    /// delivered to the program meanwhile. No destructor (read from the
+    /// fault handler).
+    static REPLAY: Cell<(u64, u32, u32, u8)> = const { Cell::new((0, 0, 0, 0)) };
+}
+
+/// Fault handler (`crate::fault`): a fault that is not an executor's
+/// recoverable copy is being passed to the program's handler. If this thread
+/// is re-executing a faulted copy, remember that its fault was delivered.
+/// Async-signal-safe (one destructor-free thread-local).
+pub fn note_fault_delivered() {
+    let _ = REPLAY.try_with(|r| {
+        let v = r.get();
+        if v.3 == 1 {
+            r.set((v.0, v.1, v.2, 2));
+        }
+    });
+}
+
+/// Fault handler: the program's handler returned to the interrupted copy
+/// (undoes [`note_fault_delivered`]; the copy retries).
+pub fn note_fault_returned() {
+    let _ = REPLAY.try_with(|r| {
+        let v = r.get();
+        if v.3 == 2 {
+            r.set((v.0, v.1, v.2, 1));
+        }
+    });
+}
+
+/// Called on entry to every runtime call: if this thread left a
+/// fault-delivering copy by `siglongjmp` (the program's SIGSEGV handler
+/// jumped out of it, as a program recovering around `memcpy` does), that task
+/// is finished with a fault: mark it [`FAILED`], complete its remaining
+/// segments without copying (the claim this thread still holds included),
+/// retire it (its dependents proceed as after a partial `memcpy`) and leave
+/// the runtime's per-thread "entered" state as a normal return would have.
+/// The copy faulted once, as `memcpy` does; it is never re-executed.
+#[inline]
+fn settle_abandoned_replay() {
+    let Ok(v) = REPLAY.try_with(|r| r.get()) else { return };
+    if v.3 == 2 {
+        settle_abandoned_replay_slow(v);
+    }
+}
+
+#[cold]
+fn settle_abandoned_replay_slow((h, lo, hi, _): (u64, u32, u32, u8)) {
+    let _ = REPLAY.try_with(|r| r.set((0, 0, 0, 0)));
+    // the abandoned frames held the runtime "entered" flag
+    let _ = LOCAL.try_with(|l| l.busy.set(false));
+    let Some(t) = TaskRef::from_handle(h) else { return };
+    let d = &entry(t).desc;
+    if d.pos() != t.pos {
+        return;
+    }
+    d.set_flags(FAULTED | FAILED);
+    let mut finished = lo < hi && d.complete(lo, hi);
+    finished |= finish_failed(d, t.pos);
+    notify_progress();
+    if finished {
+        retire(t);
+    }
+}
+
+/// Complete every unclaimed segment of a [`FAILED`] task without copying.
+/// Returns true when that completed the task (the caller retires it).
+fn finish_failed(d: &Descriptor, pos: u64) -> bool {
+    let mut finished = false;
+    while let Some((a, b)) = d.claim_run(pos, 0, d.nsegs(), 64) {
+        finished |= d.complete(a, b);
+    }
+    finished
 }
 
 /// Client by index.
@@ -609,6 +684,16 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             wait_until(|| can_progress(d, t.pos, k, hi));
             continue;
         };
+        if d.flags() & FAILED != 0 {
+            // finished with a fault (delivered once already): no copy
+            let mut finished = d.complete(a, b);
+            finished |= finish_failed(d, t.pos);
+            notify_progress();
+            if finished {
+                retire(t);
+            }
+            continue;
+        }
         // We hold a claim: the task cannot complete or be recycled, so its
         // ext is stable.
         // SAFETY: see above; ext is only written at ingest (before INGESTED).
@@ -642,8 +727,21 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             let ce = (c + sub).min(end);
             let x = if shift >= 63 { 0 } else { (c as usize) << shift };
             let y = if shift >= 63 { len } else { ((ce as usize) << shift).min(len) };
+            // A plain copy may deliver a fault to the program, whose handler
+            // may siglongjmp out of it: leave a mark so the next runtime
+            // call on this thread settles the task (`settle_abandoned_replay`).
+            let mark = !recoverable && mode == Mode::Waiter;
+            if mark {
+                // (our handler sees the fault first and notes its delivery)
+                fault::install();
+                let _ = REPLAY.try_with(|r| r.set((t.handle(), c, end, 1)));
+            }
             // SAFETY: we own the claim on [c, ce) and its dependencies are done.
-            match unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable) } {
+            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable) };
+            if mark {
+                let _ = REPLAY.try_with(|r| r.set((0, 0, 0, 0)));
+            }
+            match res {
                 Ok(()) => {
                     *budget = budget.saturating_sub(y - x);
                     if mode == Mode::Service { &COUNTERS.service_bytes } else { &COUNTERS.helper_bytes }
@@ -1001,6 +1099,7 @@ fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
 /// bytes until the copy completes; the caller follows the csync rules.
 /// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
+    settle_abandoned_replay();
     call_submit_hook(dst as usize, src as usize, n, flags);
     // SAFETY: caller contract.
     if handler == 0 && unsafe { copy_inline(dst, src, n) } {
@@ -1386,6 +1485,7 @@ fn own_fast_window(from: usize) -> Option<usize> {
 /// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
 /// `[addr, addr + n)`.
 pub fn csync(addr: usize, n: usize) {
+    settle_abandoned_replay();
     if n != 0 && !gate::no_holds() && !nothing_pending() {
         wait_ranges(&[(addr, n, false)], true);
     }
@@ -1403,6 +1503,7 @@ pub fn csync(addr: usize, n: usize) {
 /// handler another thread runs may itself be waiting in `csync_all` (both
 /// would wait forever).
 pub fn csync_all() {
+    settle_abandoned_replay();
     // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
     // the slot (tail), and a handler runner counts itself in
     // HANDLERS_RUNNING before it takes the handler off the queue.
@@ -1455,6 +1556,7 @@ pub fn csync_all() {
 /// n` such that no pending copy writes or reads `[addr, end)` (`usize::MAX`
 /// when nothing is pending). Under a registered checker, exactly `addr + n`.
 pub fn csync_ready_end(addr: usize, n: usize) -> usize {
+    settle_abandoned_replay();
     let want = addr.saturating_add(n);
     if n != 0 && !gate::no_holds() && !nothing_pending() {
         wait_ranges(&[(addr, n, false)], true);
@@ -1522,6 +1624,7 @@ fn range_inside(offset: usize, len: usize, n: usize) -> bool {
 /// task's slot still holds it (a recycled slot no longer knows the length:
 /// the handle then reads as complete, 0).
 pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
+    settle_abandoned_replay();
     let Ok(x) = handle_entry(h) else { return -1 };
     let Some((t, e)) = x else { return 0 };
     let d = &e.desc;
@@ -1555,6 +1658,7 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
 /// pending, -1 for a handle that was never issued or a range not inside
 /// the copy (checked as in [`wait_handle`]). Never blocks.
 pub fn query_handle(h: u64, offset: usize, len: usize) -> i32 {
+    settle_abandoned_replay();
     let Ok(x) = handle_entry(h) else { return -1 };
     let Some((t, e)) = x else { return 1 };
     let d = &e.desc;
