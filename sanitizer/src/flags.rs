@@ -6,6 +6,8 @@
 //! names are accepted and ignored here; any other unknown name stops the
 //! program with a message that lists the sanitizer's flags.
 
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 macro_rules! flags {
@@ -129,7 +131,7 @@ pub fn get() -> &'static Flags {
 /// (like ASan's flag parser).
 fn from_env() -> Flags {
     let _g = crate::thread::RuntimeGuard::enter();
-    let spec = std::env::var("COPIER_OPTIONS").unwrap_or_default();
+    let spec = std::env::var("COPIER_OPTIONS").ok().or_else(|| preinit_env("COPIER_OPTIONS")).unwrap_or_default();
     match parse(&spec, &runtime_option_names()) {
         Ok(f) => f,
         Err(msg) => {
@@ -138,6 +140,32 @@ fn from_env() -> Flags {
             unsafe { libc::_exit(1) }
         }
     }
+}
+
+/// The environment the dynamic loader passed to the `.preinit_array`
+/// functions (their third argument), or null. libc's `environ` is still
+/// null there (glibc sets it in libc.so's own initializer, which runs
+/// after preinit), so the flags are read from this vector instead.
+pub(crate) static PREINIT_ENVP: AtomicPtr<*const c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+/// `name`'s value in [`PREINIT_ENVP`], if saved and present.
+fn preinit_env(name: &str) -> Option<String> {
+    let mut p = PREINIT_ENVP.load(Relaxed).cast_const();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the loader's envp is a null-terminated array of C strings
+    // that lives (unchanged) for the whole process.
+    unsafe {
+        while !(*p).is_null() {
+            let entry = CStr::from_ptr(*p).to_bytes();
+            if let Some(v) = entry.strip_prefix(name.as_bytes()).and_then(|r| r.strip_prefix(b"=")) {
+                return Some(String::from_utf8_lossy(v).into_owned());
+            }
+            p = p.add(1);
+        }
+    }
+    None
 }
 
 /// Parse the environment now (the runtime's constructor).

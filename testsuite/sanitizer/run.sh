@@ -216,7 +216,42 @@ if [ $have_pass = 1 ]; then
   done
 fi
 
-# --- 3. flags ----------------------------------------------------------------------
+# --- 3. shadow mapped before shared libraries' constructors ------------------------
+# dso/ctor_lib.c's constructor calls the executable's instrumented
+# exe_callback before the executable's constructors run: the runtime maps
+# the shadow from .preinit_array. The library plain and instrumented; the
+# executable prints 42, and still reports a read of a pending destination.
+if [ $have_pass = 1 ]; then
+  for lib in plain san; do
+    n=dso-ctor-$lib
+    d="$OUT/$n.d"
+    mkdir -p "$d"
+    if [ $lib = plain ]; then
+      clang-22 -O1 -g -fPIC -shared "$SAN/dso/ctor_lib.c" -o "$d/libctor.so" 2>"$OUT/$n.build"
+    else
+      "$COPIERGEN" cc --sanitize -O1 -g -fPIC -shared "$SAN/dso/ctor_lib.c" -o "$d/libctor.so" 2>"$OUT/$n.build"
+    fi &&
+      "$COPIERGEN" cc --sanitize -O1 -g "$SAN/dso/ctor_main.c" -L"$d" -lctor -Wl,-rpath,"$d" -o "$OUT/$n" 2>>"$OUT/$n.build" ||
+      { bad "$n" "build failed" "$OUT/$n.build"; continue; }
+    check_clean "$n" "$OUT/$n"
+    if [ "$(cat "$OUT/$n.out")" != 42 ]; then
+      bad "$n-output" "printed '$(head -c 200 "$OUT/$n.out")', expected 42" "$OUT/$n.err"
+    else
+      ok "$n-output" "42"
+    fi
+    set +e
+    "$OUT/$n" copy >"$OUT/$n.copy.out" 2>"$OUT/$n.copy.err" </dev/null
+    rc=$?
+    set -e
+    if [ $rc = 1 ] && grep -Eq "^SUMMARY: CopierSanitizer: read-before-csync .*/ctor_main.c:$(grep -n 'BUG: ' "$SAN/dso/ctor_main.c" | cut -d: -f1) in main" "$OUT/$n.copy.err"; then
+      ok "$n-report" "read-before-csync still reported"
+    else
+      bad "$n-report" "exit $rc" "$OUT/$n.copy.err"
+    fi
+  done
+fi
+
+# --- 4. flags ----------------------------------------------------------------------
 n=flags-unknown
 if build_hand "$SAN/ok/basic.c" "$OUT/$n"; then
   set +e
