@@ -70,12 +70,13 @@ bad() {
 
 # build_hand SRC BIN [extra copiergen args]: instrumented, not rewritten.
 build_hand() {
-  local src=$1 bin=$2
+  local src=$1 bin=$2 driver=cc clang=clang-22
   shift 2
+  case $src in *.cc) driver=c++ clang=clang++-22 ;; esac
   if [ $have_pass = 1 ]; then
-    "$COPIERGEN" cc --sanitize -O1 -g "$@" -mllvm -copiergen-disable "$src" -o "$bin" -lpthread 2>"$bin.build"
+    "$COPIERGEN" "$driver" --sanitize -O1 -g "$@" -mllvm -copiergen-disable "$src" -o "$bin" -lpthread 2>"$bin.build"
   else
-    clang-22 -O1 -g "$@" "$src" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>"$bin.build"
+    "$clang" -O1 -g "$@" "$src" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>"$bin.build"
   fi
 }
 
@@ -148,8 +149,8 @@ check_clean() {
 }
 
 # --- 1. seeded bugs ------------------------------------------------------------
-for src in "$SAN"/seeded/*.c; do
-  n=seeded-$(basename "$src" .c)
+for src in "$SAN"/seeded/*.c "$SAN"/seeded/*.cc; do
+  n=seeded-$(basename "${src%.cc}" .c)
   if [ $have_pass = 0 ] && [ "$(directive "$src" CHECKED-BY)" != interceptor ]; then
     skipped=$((skipped + 1))
     continue
