@@ -42,6 +42,14 @@ pub struct Invocation {
     /// How many of the inputs clang compiles (C, C++, IR, preprocessed or
     /// `-x`-typed), as opposed to objects and libraries it only links.
     pub sources: usize,
+    /// How many of [`Self::sources`] are assembly (`.s`, `.S`, `.sx`,
+    /// `-x assembler`, `-x assembler-with-cpp`): clang only preprocesses
+    /// and assembles them (cc1as), so no job for them loads the pass plugin.
+    pub asm_sources: usize,
+    /// How many inputs clang preprocesses (C-family sources and headers,
+    /// `.S`, `-x assembler-with-cpp`; not `.s`, `.i`, `.ll`, `.bc`, objects):
+    /// only their jobs use include directories.
+    pub preprocessed: usize,
     /// `-shared`: the link produces a shared object.
     pub shared: bool,
     /// `-static` or `-static-pie`: no shared libraries at run time.
@@ -81,6 +89,15 @@ impl Invocation {
     /// Whether the pass plugin must be loaded by the compiler.
     pub fn adds_plugin(&self) -> bool {
         matches!(self.action(), Action::Compile | Action::Link)
+    }
+
+    /// Whether some job of this line compiles an input to code with clang's
+    /// cc1 (C, C++, Objective-C, IR, …), the only jobs that load
+    /// `-fpass-plugin` libraries and parse the plugin's `-mllvm` options. A
+    /// line whose sources are all assembly runs none: the integrated
+    /// assembler (cc1as) loads no plugin and rejects its options.
+    pub fn compiles_code(&self) -> bool {
+        self.adds_plugin() && self.sources > self.asm_sources
     }
 
     /// Whether the line names nothing to compile or link: clang then stops
@@ -171,8 +188,32 @@ fn is_source_file(name: &[u8]) -> bool {
     matches!(
         &name[dot + 1..],
         b"c" | b"i" | b"cc" | b"cp" | b"cxx" | b"cpp" | b"CPP" | b"c++" | b"C" | b"ii" | b"m" | b"mi"
-            | b"mm" | b"M" | b"mii" | b"ll" | b"bc" | b"cppm" | b"ixx" | b"cu" | b"hip" | b"S" | b"s"
+            | b"mm" | b"M" | b"mii" | b"ll" | b"bc" | b"cppm" | b"ixx" | b"cu" | b"hip" | b"S" | b"s" | b"sx"
     )
+}
+
+/// Whether a file name is assembly by its extension (`.s`; `.S` and `.sx`
+/// are preprocessed first), per clang's `types::lookupTypeForExtension`.
+fn is_asm_file(name: &[u8]) -> bool {
+    let Some(dot) = name.iter().rposition(|&b| b == b'.') else { return false };
+    matches!(&name[dot + 1..], b"s" | b"S" | b"sx")
+}
+
+/// Whether clang preprocesses a source file, by its extension (clang's
+/// `types::getPreprocessedType` is set for these).
+fn is_preprocessed_file(name: &[u8]) -> bool {
+    let Some(dot) = name.iter().rposition(|&b| b == b'.') else { return false };
+    matches!(
+        &name[dot + 1..],
+        b"c" | b"cc" | b"cp" | b"cxx" | b"cpp" | b"CPP" | b"c++" | b"C" | b"m" | b"mm" | b"M" | b"cppm" | b"ixx" | b"cu"
+            | b"hip" | b"S" | b"sx"
+    )
+}
+
+/// Whether clang preprocesses an input of `-x` language `l`: every language
+/// but assembly, IR and the already preprocessed (`*cpp-output`) ones.
+fn language_is_preprocessed(l: &[u8]) -> bool {
+    !(matches!(l, b"assembler" | b"ir" | b"ast" | b"pcm" | b"precompiled-header") || l.ends_with(b"cpp-output"))
 }
 
 /// Whether a file name is a header clang precompiles (`.h`, `.hpp`, …).
@@ -214,10 +255,22 @@ fn classify_flat(args: &[OsString]) -> Invocation {
                 Some(l) if l != b"none" => l.ends_with(b"-header"),
                 _ => is_header_file(arg),
             };
+            let typed = language.filter(|l| *l != b"none");
+            if typed.map_or(header || is_preprocessed_file(arg), language_is_preprocessed) {
+                inv.preprocessed += 1;
+            }
             if header {
                 headers += 1;
-            } else if language.is_some_and(|l| l != b"none") || is_source_file(arg) {
+            } else if let Some(l) = language.filter(|l| *l != b"none") {
                 inv.sources += 1;
+                if matches!(l, b"assembler" | b"assembler-with-cpp") {
+                    inv.asm_sources += 1;
+                }
+            } else if is_source_file(arg) {
+                inv.sources += 1;
+                if is_asm_file(arg) {
+                    inv.asm_sources += 1;
+                }
             }
             continue;
         }
@@ -409,6 +462,29 @@ mod tests {
         assert!(inv("a.o -o prog").adds_runtime());
         let s = inv("-shared -fPIC a.o -o libx.so");
         assert!(s.shared && s.adds_runtime());
+    }
+
+    #[test]
+    fn assembly_inputs_compile_no_code() {
+        for line in ["-c a.S", "-c a.s", "-c a.sx -o a.o", "-c -x assembler-with-cpp a.asm", "-x assembler a.txt -o prog",
+            "-x c -c a.c -x assembler-with-cpp -c b.c"] {
+            let i = inv(line);
+            assert_eq!(i.asm_sources, if line.starts_with("-x c ") { 1 } else { i.sources }, "{line}");
+            assert_eq!(i.compiles_code(), line.starts_with("-x c "), "{line}");
+        }
+        for line in ["-c a.c b.S", "a.c b.s -o prog", "-c a.S -x c b.inc", "-c -x assembler a.s -x none b.cc", "-c a.ll b.S"] {
+            let i = inv(line);
+            assert!(i.asm_sources == 1 && i.compiles_code(), "{line}");
+        }
+        // Include directories are used by preprocessed inputs only.
+        for (line, n) in [("-c a.s", 0), ("-c a.S", 1), ("-c a.ll a.i b.bc", 0), ("-c -x assembler a.S", 0), ("a.o -o p", 0),
+            ("-c a.c b.s x.h", 2), ("-x c - -x none a.s", 1), ("-x cpp-output a.c", 0), ("-x assembler-with-cpp a.s", 1)] {
+            assert_eq!(inv(line).preprocessed, n, "{line}");
+        }
+        // No job at all compiles code for these.
+        assert!(!inv("-E a.c").compiles_code());
+        assert!(!inv("a.o b.o -o prog").compiles_code());
+        assert!(!inv("-fsyntax-only a.c").compiles_code());
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! | action | added |
 //! | --- | --- |
 //! | info (`--version`, `-v`, `-print-*` alone) | nothing |
-//! | preprocess, syntax-only | `-idirafter <include>` |
-//! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`, `-fpass-plugin=<plugin>` |
+//! | preprocess, syntax-only | `-idirafter <include>` (only if some input is preprocessed: not for `.s`, `.i`, `.ll`, `.bc` or objects alone; likewise below) |
+//! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`; `-fpass-plugin=<plugin>` and the plugin's options if some input is compiled to code (not only assembly: `.s`, `.S`, `-x assembler*`) |
 //! | link | the above, then libcopier and what it needs; with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time |
 //!
 //! libcopier is static by default (`libcopier.a` followed by the system
@@ -149,25 +149,42 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
              build for this target with clang-22 itself"
         )));
     }
-    let inc = res.include_dir()?;
-    add.args.push(os("-idirafter"));
-    add.args.push(os(inc));
-    // --sanitize: plugin_env::SANITIZE_OPTIONS (the sanitizer's hook) go in
-    // here; the runtime archive switches in add_runtime.
-    if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
-        add.env.push((plugin_env::OPTIONS, v));
+    if inv.preprocessed > 0 {
+        // Only preprocessing jobs use it: on a line of .s, .i, .ll or
+        // objects only, clang warns it unused (-Werror makes that an error).
+        let inc = res.include_dir()?;
+        add.args.push(os("-idirafter"));
+        add.args.push(os(inc));
     }
-    let plugin = if inv.adds_plugin() && !opts.no_rewrite { Some(res.plugin()?) } else { None };
+    // One decision says where the plugin is loaded, and everything that needs
+    // it loaded (plugin options, remarks, --sanitize's instrumentation option)
+    // follows it: clang's compile jobs (cc1) for inputs it compiles to code,
+    // and lld at an LTO link. Assembly inputs (.s, .S, -x assembler*) go to
+    // the integrated assembler (cc1as), which loads no plugin and rejects
+    // -mllvm -copiergen-*; -E, -fsyntax-only and plain links run no pass.
+    let in_clang = !opts.no_rewrite && inv.compiles_code();
+    let in_lld = !opts.no_rewrite && action == Action::Link && inv.lto;
+    let plugin = if in_clang || in_lld { Some(res.plugin()?) } else { None };
     add.loads_plugin = plugin.is_some();
-    if let Some(p) = &plugin {
+    if plugin.is_some() {
+        // Read by the plugin wherever it is loaded (lld parses -mllvm before
+        // it loads plugins); --sanitize's plugin_env::SANITIZE_OPTIONS too.
+        if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
+            add.env.push((plugin_env::OPTIONS, v));
+        }
+    }
+    if let Some(p) = plugin.as_ref().filter(|_| in_clang) {
         add.args.push(joined("-fpass-plugin=", p));
-        if let Some(t) = opts.threshold.filter(|_| inv.sources > 0) {
-            // clang loads -fpass-plugin libraries before it parses -mllvm, so
-            // the plugin's own option works here (not in lld: see the env).
-            add.args.push(os("-mllvm"));
+        if let Some(t) = opts.threshold {
+            // Also on the command line, where build caches and
+            // compile_commands.json see it. -Xclang hands it to the cc1 jobs
+            // only (each loads -fpass-plugin before it parses -mllvm); a plain
+            // -mllvm would also reach cc1as in a line mixing C and assembly.
+            add.args.extend(["-Xclang", "-mllvm", "-Xclang"].map(os));
             add.args.push(format!("-copiergen-threshold={t}").into());
         }
         if opts.remarks {
+            // Forwarded to cc1 jobs only; a line with a cc1 job uses them.
             add.args.push(os("-Rpass=copiergen"));
             add.args.push(os("-Rpass-missed=copiergen"));
         }
@@ -375,7 +392,8 @@ mod tests {
     #[test]
     fn link_appends_static_runtime_and_its_deps() {
         let a = add("a.o b.o -o prog", &d()).unwrap();
-        assert!(a.contains(&"-fpass-plugin=/p/libcopiergen.so".to_owned()));
+        // No job compiles code: no plugin.
+        assert!(!a.iter().any(|x| x.contains("pass-plugin")), "{a:?}");
         let at = a.iter().position(|x| x == "/l/libcopier.a").expect("archive");
         assert_eq!(&a[at + 1..], STATIC_DEPS);
     }
@@ -520,9 +538,46 @@ mod tests {
         // The env var reaches the plugin inside lld too, where -mllvm cannot.
         let env = a.env.iter().find(|(k, _)| *k == plugin_env::OPTIONS).expect("COPIERGEN_OPTIONS");
         assert!(env.1.to_str().unwrap().ends_with("-copiergen-threshold=1"), "{env:?}");
-        assert!(a.args.ends_with(&["-mllvm".into(), "-copiergen-threshold=1".into()]));
-        // A link of objects compiles nothing: -mllvm would be an unused argument.
+        assert!(a.args.ends_with(&["-Xclang", "-mllvm", "-Xclang", "-copiergen-threshold=1"].map(OsString::from)));
+        // A link of objects compiles nothing and loads no plugin.
         let a = additions(&[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();
-        assert!(!a.args.contains(&OsString::from("-mllvm")));
+        assert!(!a.args.contains(&OsString::from("-mllvm")) && a.env.is_empty() && !a.loads_plugin, "{a:?}");
+        // An LTO link loads it into lld: options through the environment only.
+        let a = additions(&["-flto", "a.o"].map(OsString::from), &o, &Fake { has_plugin: true }).unwrap();
+        assert!(!a.args.contains(&OsString::from("-mllvm")) && a.env.len() == 1 && a.loads_plugin, "{a:?}");
+    }
+
+    #[test]
+    fn plugin_options_go_exactly_where_the_plugin_is_loaded() {
+        let all = CopierOpts { threshold: Some(1), remarks: true, sanitize: true, ..d() };
+        let run = |line: &str| {
+            let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
+            additions(&args, &all, &Fake { has_plugin: true }).unwrap()
+        };
+        // Only assembled, preprocessed or checked: no plugin, nothing for it.
+        for line in ["-c a.S", "-c a.s -o a.o", "-c a.sx", "-c -x assembler-with-cpp a.asm", "-c -x assembler a.txt",
+            "-E a.c", "-M a.c", "-fsyntax-only a.c", "-c a.S b.s"] {
+            let a = run(line);
+            assert!(!a.loads_plugin && a.env.is_empty(), "{line}: {a:?}");
+            let only_asm = ["-c a.s -o a.o", "-c -x assembler a.txt"].contains(&line);
+            let expect: &[&str] = if only_asm { &[] } else { &["-idirafter", "/i"] };
+            assert_eq!(a.args, expect, "{line}");
+        }
+        // Some input compiled to code: the plugin, its options for cc1 only
+        // (-Xclang), remarks and the environment.
+        for line in ["-c a.c", "-c a.c b.S", "-flto -c a.c b.s", "-c -x assembler a.s -x none b.cc", "-c a.S -x c b.inc"] {
+            let a = run(line);
+            let s: Vec<&str> = a.args.iter().map(|x| x.to_str().unwrap()).collect();
+            assert!(a.loads_plugin && s.contains(&"-fpass-plugin=/p/libcopiergen.so"), "{line}: {s:?}");
+            assert!(s.windows(4).any(|w| w == ["-Xclang", "-mllvm", "-Xclang", "-copiergen-threshold=1"]), "{line}: {s:?}");
+            assert_eq!(s.iter().filter(|x| **x == "-mllvm").count(), 1, "{line}: {s:?}");
+            assert!(s.contains(&"-Rpass=copiergen"), "{line}: {s:?}");
+            let env = a.env.iter().find(|(k, _)| *k == plugin_env::OPTIONS).expect("COPIERGEN_OPTIONS").1.to_str().unwrap();
+            assert!(env.contains("-copiergen-threshold=1") && env.contains("-copier-sanitizer"), "{line}: {env}");
+        }
+        // --copier-no-rewrite loads no plugin anywhere.
+        let o = CopierOpts { no_rewrite: true, ..all.clone() };
+        let a = additions(&["-c", "a.c"].map(OsString::from), &o, &Fake { has_plugin: true }).unwrap();
+        assert!(!a.loads_plugin && a.env.is_empty() && !a.args.iter().any(|x| x == "-mllvm" || x == "-Rpass=copiergen"), "{a:?}");
     }
 }

@@ -21,8 +21,9 @@ pub const ENV_SHARED: &str = "COPIERGEN_SHARED";
 /// How copiergen passes its options to the pass plugin.
 ///
 /// The plugin's options are LLVM `cl::opt`s named `copiergen-*`
-/// (passes/src/options.rs). clang and opt parse them after loading the
-/// plugin (`-mllvm -copiergen-threshold=N`, `-copiergen-threshold=N`), but
+/// (passes/src/options.rs). clang's cc1 and opt parse them after loading the
+/// plugin (`-Xclang -mllvm -Xclang -copiergen-threshold=N`,
+/// `-copiergen-threshold=N`; clang's integrated assembler never loads it), but
 /// ld.lld parses `-mllvm` before it loads plugins, so for LTO links (and
 /// rustc) the plugin also reads them from [`plugin_env::OPTIONS`].
 pub mod plugin_env {
@@ -71,9 +72,11 @@ impl CopierOpts {
 pub struct CopierOpts {
     /// Rewrite constant-length copies of at least BYTES bytes (default: the
     /// runtime's inline threshold, copier_abi::DEFAULT_THRESHOLD). Copies of
-    /// unknown length are rewritten whatever this says. Passed to the plugin as
-    /// -mllvm -copiergen-threshold=BYTES and, for LTO links where lld parses
-    /// -mllvm before loading plugins, in COPIERGEN_OPTIONS.
+    /// unknown length are rewritten whatever this says. Passed to the plugin in
+    /// COPIERGEN_OPTIONS (also read inside lld at LTO links, which parses -mllvm
+    /// before loading plugins) and, to clang's compile jobs only (never to the
+    /// assembler of .s/.S inputs), as -Xclang -mllvm -Xclang
+    /// -copiergen-threshold=BYTES; only on lines where the plugin is loaded.
     #[arg(long = "copier-threshold", value_name = "BYTES")]
     pub threshold: Option<u64>,
 

@@ -420,12 +420,17 @@ fn classification_matches_clang_driver() {
     write(&d, "b.o", "");
     write(&d, "link.rsp", "b.o -o prog\n");
     write(&d, "pre.h", "int f(void);\n");
+    for f in ["a.S", "b.s", "a.sx", "a.ll"] {
+        write(&d, f, "");
+    }
     let lines = [
         "a.c", "-c a.c", "-S a.c", "-S -emit-llvm a.c", "-c -emit-llvm a.c", "-E a.c", "-M a.c", "-MM a.c",
         "-MD -c a.c", "-MMD a.c -o prog", "-fsyntax-only a.c", "b.o -o prog", "-shared b.o -o x.so",
         "-x c a.c -o prog", "-o prog -I inc -D X -include a.c b.o", "-v a.c", "-flto b.o -o prog",
         "@link.rsp", "-r b.o -o c.o", "-Xlinker --as-needed b.o", "-MF dep.d -MT t -c a.c",
-        "-x c-header a.c -o a.pch", "pre.h",
+        "-x c-header a.c -o a.pch", "pre.h", "-c a.S", "-c b.s", "-S a.S", "a.S -o prog", "a.c a.S -o prog", "-c a.c b.s",
+        "-c b.s a.S", "-x assembler-with-cpp -c a.c", "-x assembler -c b.s", "-c a.ll b.s", "-c a.sx", "-E a.S",
+        "-x c -c b.s -x none a.S",
     ];
     for line in lines {
         let args: Vec<std::ffi::OsString> = line.split_whitespace().map(Into::into).collect();
@@ -435,7 +440,12 @@ fn classification_matches_clang_driver() {
         let codegen = jobs.lines().any(|l| l.contains("\"-cc1\"") && (l.contains("\"-emit-obj\"") || l.contains("\"-S\"") || l.contains("\"-emit-llvm")));
         let inv = classify(&args);
         assert_eq!(inv.action() == Action::Link, links, "{line}: link? driver jobs:\n{jobs}");
-        assert_eq!(inv.adds_plugin(), codegen || (links && !codegen && inv.sources == 0), "{line}: codegen? jobs:\n{jobs}");
+        if inv.asm_sources == 0 {
+            assert_eq!(inv.adds_plugin(), codegen || (links && inv.sources == 0), "{line}: codegen? jobs:\n{jobs}");
+        }
+        // The plugin (and its options) go exactly to lines with a cc1 job
+        // that generates code: not to assembly (cc1as), -E or links alone.
+        assert_eq!(inv.compiles_code(), codegen, "{line}: cc1 code generation? jobs:\n{jobs}");
     }
 }
 
@@ -567,4 +577,67 @@ fn usage_errors_keep_the_missing_arguments_and_usage_on_one_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("Usage: copiergen <COMMAND>") && err.contains("  opt ") && err.contains("  install "), "{err}");
+}
+
+/// Assembly with a C-preprocessor line (for `.S`/`assembler-with-cpp`):
+/// `answer` returns 42.
+const ASM_CPP: &str = "#define ANSWER 42\n.text\n.globl answer\n.type answer,@function\nanswer:\n  movl $ANSWER, %eax\n  ret\n\
+    .section .note.GNU-stack,\"\",@progbits\n";
+/// The same without preprocessor lines (for `.s`/`-x assembler`).
+const ASM: &str = ".text\n.globl answer\n.type answer,@function\nanswer:\n  movl $42, %eax\n  ret\n\
+    .section .note.GNU-stack,\"\",@progbits\n";
+
+#[test]
+fn assembly_inputs_get_no_plugin_options_and_mixed_lines_give_them_to_c_only() {
+    let d = scratch("asm");
+    write(&d, "a.S", ASM_CPP);
+    write(&d, "b.s", ASM);
+    write(&d, "c.asm", ASM_CPP);
+    write(&d, "t.c", "#include <copier.h>\n#include <stdio.h>\nint answer(void);\nextern int copier_stub_linked;\n\
+        int main(void) { printf(\"%d %d\\n\", answer(), copier_stub_linked); return 0; }\n");
+    let asm_lines: [&[&str]; 4] = [
+        &["-c", "a.S", "-o", "a.o"],
+        &["-c", "b.s", "-o", "a.o"],
+        &["-c", "-x", "assembler-with-cpp", "c.asm", "-o", "a.o"],
+        &["-c", "-x", "assembler", "b.s", "-o", "a.o"],
+    ];
+    let copier_opts: [&[&str]; 3] = [&["--copier-threshold=1"], &["--copier-remarks", "--copier-threshold", "7"], &["--sanitize"]];
+    for line in asm_lines {
+        for opts in copier_opts {
+            for env in [None, Some("-copiergen-threshold=3")] {
+                let _ = std::fs::remove_file(d.join("a.o"));
+                let mut c = cmd(COPIERGEN, &d);
+                if let Some(e) = env {
+                    c.env("COPIERGEN_OPTIONS", e);
+                }
+                // -Werror: nothing the wrapper adds may be an unused argument.
+                let out = ok(c.arg("cc").arg("-Werror").args(line).args(opts));
+                assert!(out.stderr.is_empty(), "{line:?} {opts:?}: {}", String::from_utf8_lossy(&out.stderr));
+                assert!(std::fs::read(d.join("a.o")).unwrap().starts_with(b"\x7fELF"), "{line:?} {opts:?}: no object");
+            }
+        }
+    }
+    assert_eq!(plugin_log(&d), "", "the plugin ran for assembly");
+
+    // Mixed lines: clang's compile job for t.c loads the plugin and gets the
+    // threshold; the assembler jobs get none of it.
+    for asm in [&["a.S"][..], &["b.s"], &["-x", "assembler-with-cpp", "c.asm", "-x", "none"], &["a.S", "b.s"][..1]] {
+        let _ = std::fs::remove_file(d.join("plugin.log"));
+        let _ = std::fs::remove_file(d.join("prog"));
+        ok(cmd(COPIERGEN, &d).args(["cc", "-Werror", "-O1", "--copier-threshold=1", "t.c"]).args(asm).args(["-o", "prog"]));
+        assert_eq!(stdout_of(&mut Command::new(d.join("prog"))), "42 1\n", "{asm:?}");
+        assert_eq!(plugin_log(&d), "t.c 1\n", "{asm:?}");
+    }
+    // Compile only, assembly first, with COPIERGEN_OPTIONS from the user.
+    let _ = std::fs::remove_file(d.join("plugin.log"));
+    ok(cmd(COPIERGEN, &d).env("COPIERGEN_OPTIONS", "-copiergen-threshold=9").args(["cc", "-Werror", "-c", "a.S", "t.c", "--copier-remarks"]));
+    assert_eq!(plugin_log(&d), "t.c 9\n");
+    for o in ["a.o", "t.o"] {
+        assert!(std::fs::read(d.join(o)).unwrap().starts_with(b"\x7fELF"), "{o}");
+    }
+    ok(cmd(COPIERGEN, &d).args(["cc", "-c", "b.s", "t.c", "--copier-threshold=2", "--copier-remarks"]));
+    assert_eq!(plugin_log(&d), "t.c 9\nt.c 2\n");
+    assert!(std::fs::read(d.join("b.o")).unwrap().starts_with(b"\x7fELF"));
+    ok(cmd(COPIERGEN, &d).args(["cc", "b.o", "t.o", "-o", "prog2"]));
+    assert_eq!(stdout_of(&mut Command::new(d.join("prog2"))), "42 1\n");
 }
