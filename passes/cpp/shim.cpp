@@ -415,11 +415,42 @@ uint32_t cg_call_props(CgFunctionCtx *Ctx, LLVMValueRef CCall) {
     P |= CG_CALL_MAY_FREE;
   if (CB->onlyAccessesInaccessibleMemOrArgMem())
     P |= CG_CALL_ARGMEM_ONLY;
+  if (CB->hasReadingOperandBundles() || CB->hasClobberingOperandBundles())
+    P |= CG_CALL_MEMORY_BUNDLES;
   LibFunc LF;
   if (const Function *Callee = CB->getCalledFunction())
     if (Ctx->TLI.getLibFunc(*Callee, LF) && Ctx->TLI.has(LF))
       P |= CG_CALL_KNOWN_LIBFUNC;
   return P;
+}
+
+/// How call Call itself uses the memory its argument ArgNo points to
+/// (CgArgMemory bits; 0 for a plain argument), from the call site's or the
+/// callee's `byval`, `byref`, `inalloca`, `preallocated` and `sret`
+/// attributes (LangRef "Parameter Attributes"). *Size receives the pointee
+/// type's allocation size in bytes (what codegen copies for `byval`), or
+/// UINT64_MAX when it has none (unsized or scalable).
+uint32_t cg_call_arg_memory(LLVMValueRef Call, unsigned ArgNo, uint64_t *Size) {
+  const auto *CB = unwrap<CallBase>(Call);
+  *Size = UINT64_MAX;
+  if (ArgNo >= CB->arg_size())
+    return 0;
+  uint32_t K = 0;
+  Type *Ty = nullptr;
+  if ((Ty = CB->getParamByValType(ArgNo)) ||
+      (Ty = CB->getParamByRefType(ArgNo)))
+    K = CG_ARG_READS;
+  else if ((Ty = CB->getParamInAllocaType(ArgNo)) ||
+           (Ty = CB->getParamPreallocatedType(ArgNo)))
+    K = CG_ARG_READS | CG_ARG_WRITES;
+  else if ((Ty = CB->getParamStructRetType(ArgNo)))
+    K = CG_ARG_WRITES;
+  if (K == 0 || !Ty->isSized())
+    return K;
+  TypeSize TS = CB->getDataLayout().getTypeAllocSize(Ty);
+  if (!TS.isScalable())
+    *Size = TS.getFixedValue();
+  return K;
 }
 
 /// Whether call Call is the C library function TargetLibraryInfo knows

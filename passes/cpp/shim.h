@@ -127,6 +127,20 @@ enum CgCallProp : uint32_t {
   CG_CALL_MAY_FREE = 1u << 11,
   /// The call accesses at most argument and inaccessible memory.
   CG_CALL_ARGMEM_ONLY = 1u << 12,
+  /// The call has operand bundles that may read or write memory (the
+  /// call site itself reads their operands, e.g. `deopt`).
+  CG_CALL_MEMORY_BUNDLES = 1u << 13,
+};
+
+/// What a call does itself with the memory an argument points to (bit
+/// flags, see cg_call_arg_memory).
+enum CgArgMemory : uint32_t {
+  /// Read at the call site or by the callee: `byval` (the caller's copy
+  /// into the argument area happens at the call), `byref`, `inalloca`,
+  /// `preallocated`.
+  CG_ARG_READS = 1u << 0,
+  /// Written by the callee: `sret`, `inalloca`, `preallocated`.
+  CG_ARG_WRITES = 1u << 1,
 };
 
 /// llvm::AtomicOrdering, strongest ordering of an instruction.

@@ -220,6 +220,43 @@ impl CallProps {
     pub fn argmem_only(self) -> bool {
         self.0 & ffi::CG_CALL_ARGMEM_ONLY != 0
     }
+    /// Has operand bundles that may read or write memory (their operands
+    /// are read at the call site, which a callee's body cannot see).
+    pub fn memory_bundles(self) -> bool {
+        self.0 & ffi::CG_CALL_MEMORY_BUNDLES != 0
+    }
+}
+
+/// What a call does itself with the memory one of its pointer arguments
+/// points to (see [`call_arg_memory`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgMemory {
+    /// Read at the call site (`byval`: the caller's copy into the argument
+    /// area) or by the callee (`byref`, `inalloca`, `preallocated`).
+    pub reads: bool,
+    /// Written by the callee (`sret`, `inalloca`, `preallocated`).
+    pub writes: bool,
+    /// Bytes from the pointer: the pointee type's allocation size (what
+    /// codegen copies for `byval`); `None` when it has none (unsized or
+    /// scalable type).
+    pub size: Option<u64>,
+}
+
+/// How call site `call` itself uses the memory its argument `arg_no` points
+/// to, from the call site's or the callee's `byval`, `byref`, `inalloca`,
+/// `preallocated` and `sret` attributes (LangRef "Parameter Attributes");
+/// `None` for a plain argument. These bytes are accessed whatever the
+/// callee's body does: a `byval` argument is copied by the call itself.
+pub fn call_arg_memory(call: LLVMValueRef, arg_no: u32) -> Option<ArgMemory> {
+    let mut size = u64::MAX;
+    // SAFETY: `call` is a CallBase of the module being worked on (handle
+    // invariant of crate::ir); `size` is a valid out-pointer.
+    let k = unsafe { ffi::cg_call_arg_memory(call, arg_no, &mut size) };
+    (k != 0).then_some(ArgMemory {
+        reads: k & ffi::CG_ARG_READS != 0,
+        writes: k & ffi::CG_ARG_WRITES != 0,
+        size: (size != u64::MAX).then_some(size),
+    })
 }
 
 /// Kind of an optimization remark.

@@ -97,6 +97,10 @@ pub const CG_CALL_ONLY_READS_MEMORY: u32 = 1 << 9;
 pub const CG_CALL_INTRINSIC: u32 = 1 << 10;
 pub const CG_CALL_MAY_FREE: u32 = 1 << 11;
 pub const CG_CALL_ARGMEM_ONLY: u32 = 1 << 12;
+pub const CG_CALL_MEMORY_BUNDLES: u32 = 1 << 13;
+
+pub const CG_ARG_READS: u32 = 1 << 0;
+pub const CG_ARG_WRITES: u32 = 1 << 1;
 
 pub const CG_ORDERING_RELEASE: u8 = 5;
 
@@ -159,6 +163,7 @@ unsafe extern "C" {
     pub fn cg_base_offset(m: LLVMModuleRef, v: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     pub fn cg_may_be_captured(ctx: *mut CgFunctionCtx, v: LLVMValueRef) -> bool;
     pub fn cg_call_props(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u32;
+    pub fn cg_call_arg_memory(call: LLVMValueRef, arg_no: u32, size: *mut u64) -> u32;
     pub fn cg_is_library_call(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> bool;
     pub fn cg_library_routine_usable(ctx: *mut CgFunctionCtx, name: *const c_char, len: usize) -> bool;
     pub fn cg_loop_depth(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> u32;

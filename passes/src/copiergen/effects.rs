@@ -8,7 +8,10 @@
 //! * **narrow**: an access with a known extent (load, store, atomic,
 //!   `llvm.memset`, a copy that stays synchronous, `memset`/`memcmp`/
 //!   `memchr`/`read`/`write`-like library calls TargetLibraryInfo
-//!   recognises) that may read or write the destination, or write the
+//!   recognises, the pointee of a call's `byval`/`byref`/`inalloca`/
+//!   `preallocated`/`sret` argument — read or written by the call site
+//!   itself, so also before calls to guarded functions and to
+//!   `memory(none)` callees) that may read or write the destination, or write the
 //!   source, is preceded by `csync(ptr, size)` of exactly its own bytes. One
 //!   narrow sync covers every pending copy (csync waits for any copy
 //!   touching the range), so the copy stays pending for its other bytes;
@@ -524,9 +527,24 @@ impl EffectBuilder<'_, '_> {
             e.sync_all = Some(FullReasonCell(FullReason::MustTail));
             return;
         }
-        if callee.is_some_and(|f| self.guarded.contains(&f)) {
+        // Memory the call site itself reads or writes through its pointer
+        // arguments, whatever the callee's body does or declares: the copy
+        // of a `byval` argument is made by the call (before the callee runs,
+        // so no guard in the callee can cover it), and `memory(...)`
+        // attributes do not describe it. Narrow accesses of the pointee's
+        // size (a whole-copy sync when the size has no name).
+        for i in 0..ir::num_args(inst) {
+            if let Some(m) = context::call_arg_memory(inst, i) {
+                let size = m.size.map_or(AccessSize::Unknown, AccessSize::Const);
+                e.accesses.push(Access { ptr: ir::arg(inst, i), size, reads: m.reads, writes: m.writes });
+            }
+        }
+        if callee.is_some_and(|f| self.guarded.contains(&f)) && !props.memory_bundles() {
             // A guarded callee syncs whatever it touches of our pending
-            // copies, and everything before any way out but a return.
+            // copies, and everything before any way out but a return. Not
+            // what the call site itself accesses: its argument memory
+            // (above) and its operand bundles' operands (such a call is
+            // treated as an ordinary one).
             e.guarded_call = true;
             return;
         }
