@@ -98,25 +98,33 @@ pub fn runtime_option_names() -> Vec<&'static str> {
 
 /// Parse `spec` (a `COPIER_OPTIONS` value) over the defaults.
 ///
-/// # Errors
-/// A message naming the first unknown flag (and listing the known ones) or
-/// the first malformed value.
-pub fn parse(spec: &str, runtime_names: &[&str]) -> Result<Flags, String> {
+/// An unknown name (neither a sanitizer flag nor a runtime option) or a
+/// malformed value is skipped (the flag keeps its default) and described in
+/// the returned warnings, as the runtime does with its own options and ASan
+/// with an unrecognized flag.
+pub fn parse(spec: &str, runtime_names: &[&str]) -> (Flags, Vec<String>) {
     let mut f = Flags::default();
+    let mut warnings = Vec::new();
     for item in spec.split([':', ',']).map(str::trim).filter(|s| !s.is_empty()) {
         let (name, value) = item.split_once('=').unwrap_or((item, "1"));
         let name = name.trim();
-        if f.set(name, value)? || runtime_names.contains(&name) {
-            continue;
+        match f.set(name, value) {
+            Ok(true) => continue,
+            Err(msg) => {
+                warnings.push(format!("{msg}; ignored"));
+                continue;
+            }
+            Ok(false) if runtime_names.contains(&name) => continue,
+            Ok(false) => {}
         }
         let known: Vec<&str> = TABLE.iter().map(|t| t.0).collect();
-        return Err(format!(
-            "unknown flag '{name}' in COPIER_OPTIONS; CopierSanitizer flags: {}; runtime options: {}",
+        warnings.push(format!(
+            "unknown flag '{name}' in COPIER_OPTIONS; ignored. CopierSanitizer flags: {}; runtime options: {}",
             known.join(" "),
             runtime_names.join(" ")
         ));
     }
-    Ok(f)
+    (f, warnings)
 }
 
 static FLAGS: OnceLock<Flags> = OnceLock::new();
@@ -127,19 +135,16 @@ pub fn get() -> &'static Flags {
     FLAGS.get_or_init(from_env)
 }
 
-/// Parse `COPIER_OPTIONS`; on a bad value print the message and exit 1
-/// (like ASan's flag parser).
+/// Parse `COPIER_OPTIONS`; an unknown flag or a bad value is reported on
+/// stderr and ignored (the program runs on, like the plain runtime).
 fn from_env() -> Flags {
     let _g = crate::thread::RuntimeGuard::enter();
     let spec = std::env::var("COPIER_OPTIONS").ok().or_else(|| preinit_env("COPIER_OPTIONS")).unwrap_or_default();
-    match parse(&spec, &runtime_option_names()) {
-        Ok(f) => f,
-        Err(msg) => {
-            crate::report::write_stderr(&format!("ERROR: CopierSanitizer: {msg}\n"));
-            // SAFETY: _exit is async-signal-safe and always valid to call.
-            unsafe { libc::_exit(1) }
-        }
+    let (f, warnings) = parse(&spec, &runtime_option_names());
+    for w in warnings {
+        crate::report::write_stderr(&format!("WARNING: CopierSanitizer: {w}\n"));
     }
+    f
 }
 
 /// The environment the dynamic loader passed to the `.preinit_array`
@@ -187,15 +192,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_and_rejects() {
-        let f = parse("halt_on_error=0:exitcode=23,threshold=4k", &["threshold"]).unwrap();
-        assert!(!f.halt_on_error);
+    fn parses_and_warns() {
+        let (f, w) = parse("halt_on_error=0:exitcode=23,threshold=4k", &["threshold"]);
+        assert!(!f.halt_on_error && w.is_empty(), "{w:?}");
         assert_eq!(f.exitcode, 23);
-        let e = parse("halt_on_eror=0", &["threshold"]).unwrap_err();
-        assert!(e.contains("unknown flag 'halt_on_eror'") && e.contains("halt_on_error"), "{e}");
-        let e = parse("exitcode=x", &[]).unwrap_err();
-        assert!(e.contains("bad value 'x' for flag 'exitcode'"), "{e}");
-        assert!(parse("", &[]).unwrap().halt_on_error);
+        let (f, w) = parse("halt_on_eror=0:exitcode=5", &["threshold"]);
+        assert_eq!(f.exitcode, 5);
+        assert!(f.halt_on_error);
+        assert!(w.len() == 1 && w[0].contains("unknown flag 'halt_on_eror'") && w[0].contains("halt_on_error"), "{w:?}");
+        let (f, w) = parse("exitcode=x", &[]);
+        assert_eq!(f.exitcode, 1);
+        assert!(w.len() == 1 && w[0].contains("bad value 'x' for flag 'exitcode'"), "{w:?}");
+        assert!(parse("", &[]).0.halt_on_error);
     }
 
     #[test]
