@@ -2,7 +2,9 @@
 //!
 //! Every load, store, atomic (`atomicrmw`, `cmpxchg`, atomic loads and
 //! stores) and memory intrinsic (`llvm.memcpy`/`memmove`/`memset` and their
-//! `.inline` forms) is checked against CopierSanitizer's shadow: a read must
+//! `.inline` forms) is checked against CopierSanitizer's shadow, and so are
+//! the bytes a call reads or writes through `byval`/`byref`/`preallocated`/
+//! `inalloca`/`sret` arguments (see [`call_site_args`]): a read must
 //! not meet a pending destination, a write must not meet a pending
 //! destination or source (see `sanitizer/src/tracker.rs` for when a byte is
 //! pending). The pass runs after CopierGen, so it checks CopierGen's own
@@ -315,7 +317,11 @@ fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memse
         LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => {
             sized(ir::operand(inst, 0), ir::type_of(ir::operand(inst, 1)), true, out)
         }
-        LLVMOpcode::LLVMCall => {
+        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => {
+            call_site_args(cx, inst, out);
+            if op != LLVMOpcode::LLVMCall {
+                return;
+            }
             let Some(callee) = ir::called_function(inst) else { return };
             let id = ir::function_intrinsic_id(callee);
             if id == 0 {
@@ -337,6 +343,55 @@ fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memse
             }
         }
         _ => {}
+    }
+}
+
+/// The accesses a call instruction makes itself, through arguments passed in
+/// memory (LangRef, "Parameter Attributes"): a `byval`, `byref`,
+/// `preallocated` or `inalloca` argument's bytes are read at the call site
+/// (CodeGen lowers a `byval` argument to a copy into the callee's argument
+/// area after this pass ran, so no load of the IR shows that read), and an
+/// `sret` argument is written by the callee on the call's behalf. Each is
+/// checked before the call over the attribute type's store size, as a load
+/// or store of that size (as ASan's `-asan-instrument-byval`); the check
+/// carries the call's line. Attributes are read from the call site, else
+/// from the called function's declaration.
+fn call_site_args(cx: &ModuleContext<'_>, inst: LLVMValueRef, out: &mut Vec<Access>) {
+    let callee = ir::called_function(inst);
+    if callee.is_some_and(|f| ir::function_intrinsic_id(f) != 0) {
+        return;
+    }
+    let kinds = [("byval", false), ("byref", false), ("preallocated", false), ("inalloca", false), ("sret", true)];
+    for i in 0..ir::num_args(inst) {
+        let ptr = ir::arg(inst, i);
+        if !ir::is_ptr_as0(ptr) {
+            continue;
+        }
+        for &(name, write) in &kinds {
+            // SAFETY: inst is a live call site and callee (if any) a function
+            // of the module; attribute index i + 1 is argument i; a type
+            // attribute's value is a type of the module's context.
+            let ty = unsafe {
+                let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len());
+                let mut attr = c::LLVMGetCallSiteEnumAttribute(inst, i + 1, kind);
+                if attr.is_null() {
+                    if let Some(f) = callee.filter(|&f| (i as usize) < c::LLVMCountParams(f) as usize) {
+                        attr = c::LLVMGetEnumAttributeAtIndex(f, i + 1, kind);
+                    }
+                }
+                if attr.is_null() {
+                    continue;
+                }
+                c::LLVMGetTypeAttributeValue(attr)
+            };
+            if ty.is_null() {
+                continue;
+            }
+            if let Some(size) = cx.store_size(ty).filter(|&s| s > 0) {
+                out.push(Access { inst, ptr, write, size: Some(size), len: None, align: 1, site: Site::Fixed(std::ptr::null_mut()) });
+            }
+            break;
+        }
     }
 }
 

@@ -6,6 +6,8 @@
 //! names are accepted and ignored here; any other unknown name stops the
 //! program with a message that lists the sanitizer's flags.
 
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 macro_rules! flags {
@@ -96,25 +98,33 @@ pub fn runtime_option_names() -> Vec<&'static str> {
 
 /// Parse `spec` (a `COPIER_OPTIONS` value) over the defaults.
 ///
-/// # Errors
-/// A message naming the first unknown flag (and listing the known ones) or
-/// the first malformed value.
-pub fn parse(spec: &str, runtime_names: &[&str]) -> Result<Flags, String> {
+/// An unknown name (neither a sanitizer flag nor a runtime option) or a
+/// malformed value is skipped (the flag keeps its default) and described in
+/// the returned warnings, as the runtime does with its own options and ASan
+/// with an unrecognized flag.
+pub fn parse(spec: &str, runtime_names: &[&str]) -> (Flags, Vec<String>) {
     let mut f = Flags::default();
+    let mut warnings = Vec::new();
     for item in spec.split([':', ',']).map(str::trim).filter(|s| !s.is_empty()) {
         let (name, value) = item.split_once('=').unwrap_or((item, "1"));
         let name = name.trim();
-        if f.set(name, value)? || runtime_names.contains(&name) {
-            continue;
+        match f.set(name, value) {
+            Ok(true) => continue,
+            Err(msg) => {
+                warnings.push(format!("{msg}; ignored"));
+                continue;
+            }
+            Ok(false) if runtime_names.contains(&name) => continue,
+            Ok(false) => {}
         }
         let known: Vec<&str> = TABLE.iter().map(|t| t.0).collect();
-        return Err(format!(
-            "unknown flag '{name}' in COPIER_OPTIONS; CopierSanitizer flags: {}; runtime options: {}",
+        warnings.push(format!(
+            "unknown flag '{name}' in COPIER_OPTIONS; ignored. CopierSanitizer flags: {}; runtime options: {}",
             known.join(" "),
             runtime_names.join(" ")
         ));
     }
-    Ok(f)
+    (f, warnings)
 }
 
 static FLAGS: OnceLock<Flags> = OnceLock::new();
@@ -125,19 +135,42 @@ pub fn get() -> &'static Flags {
     FLAGS.get_or_init(from_env)
 }
 
-/// Parse `COPIER_OPTIONS`; on a bad value print the message and exit 1
-/// (like ASan's flag parser).
+/// Parse `COPIER_OPTIONS`; an unknown flag or a bad value is reported on
+/// stderr and ignored (the program runs on, like the plain runtime).
 fn from_env() -> Flags {
     let _g = crate::thread::RuntimeGuard::enter();
-    let spec = std::env::var("COPIER_OPTIONS").unwrap_or_default();
-    match parse(&spec, &runtime_option_names()) {
-        Ok(f) => f,
-        Err(msg) => {
-            crate::report::write_stderr(&format!("ERROR: CopierSanitizer: {msg}\n"));
-            // SAFETY: _exit is async-signal-safe and always valid to call.
-            unsafe { libc::_exit(1) }
+    let spec = std::env::var("COPIER_OPTIONS").ok().or_else(|| preinit_env("COPIER_OPTIONS")).unwrap_or_default();
+    let (f, warnings) = parse(&spec, &runtime_option_names());
+    for w in warnings {
+        crate::report::write_stderr(&format!("WARNING: CopierSanitizer: {w}\n"));
+    }
+    f
+}
+
+/// The environment the dynamic loader passed to the `.preinit_array`
+/// functions (their third argument), or null. libc's `environ` is still
+/// null there (glibc sets it in libc.so's own initializer, which runs
+/// after preinit), so the flags are read from this vector instead.
+pub(crate) static PREINIT_ENVP: AtomicPtr<*const c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+/// `name`'s value in [`PREINIT_ENVP`], if saved and present.
+fn preinit_env(name: &str) -> Option<String> {
+    let mut p = PREINIT_ENVP.load(Relaxed).cast_const();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the loader's envp is a null-terminated array of C strings
+    // that lives (unchanged) for the whole process.
+    unsafe {
+        while !(*p).is_null() {
+            let entry = CStr::from_ptr(*p).to_bytes();
+            if let Some(v) = entry.strip_prefix(name.as_bytes()).and_then(|r| r.strip_prefix(b"=")) {
+                return Some(String::from_utf8_lossy(v).into_owned());
+            }
+            p = p.add(1);
         }
     }
+    None
 }
 
 /// Parse the environment now (the runtime's constructor).
@@ -159,15 +192,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_and_rejects() {
-        let f = parse("halt_on_error=0:exitcode=23,threshold=4k", &["threshold"]).unwrap();
-        assert!(!f.halt_on_error);
+    fn parses_and_warns() {
+        let (f, w) = parse("halt_on_error=0:exitcode=23,threshold=4k", &["threshold"]);
+        assert!(!f.halt_on_error && w.is_empty(), "{w:?}");
         assert_eq!(f.exitcode, 23);
-        let e = parse("halt_on_eror=0", &["threshold"]).unwrap_err();
-        assert!(e.contains("unknown flag 'halt_on_eror'") && e.contains("halt_on_error"), "{e}");
-        let e = parse("exitcode=x", &[]).unwrap_err();
-        assert!(e.contains("bad value 'x' for flag 'exitcode'"), "{e}");
-        assert!(parse("", &[]).unwrap().halt_on_error);
+        let (f, w) = parse("halt_on_eror=0:exitcode=5", &["threshold"]);
+        assert_eq!(f.exitcode, 5);
+        assert!(f.halt_on_error);
+        assert!(w.len() == 1 && w[0].contains("unknown flag 'halt_on_eror'") && w[0].contains("halt_on_error"), "{w:?}");
+        let (f, w) = parse("exitcode=x", &[]);
+        assert_eq!(f.exitcode, 1);
+        assert!(w.len() == 1 && w[0].contains("bad value 'x' for flag 'exitcode'"), "{w:?}");
+        assert!(parse("", &[]).0.halt_on_error);
     }
 
     #[test]

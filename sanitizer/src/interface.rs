@@ -15,6 +15,8 @@
 //! destination or source). `_noabort` variants never halt the program.
 
 use crate::errors::Access;
+#[cfg(not(test))]
+use std::ffi::{c_char, c_int};
 use crate::report::check;
 
 /// Prefix of every ABI symbol.
@@ -60,6 +62,38 @@ pub const SYMBOLS: &[&str] = &[
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.
 #[no_mangle]
 pub extern "C" fn __copier_san_init() {
+    crate::init();
+}
+
+/// Maps the shadow before any instrumented code can run: glibc's `_dl_init`
+/// calls the executable's `.preinit_array` before the constructors of every
+/// shared library (ELF gABI "Initialization and Termination Functions"), and
+/// a library's constructor may call an instrumented function of the
+/// executable (an inline C++ function the executable also instantiated),
+/// whose inline shadow load faults on an unmapped shadow. AddressSanitizer
+/// maps its shadow from the same place (`asan_preinit.cpp`).
+///
+/// The entry lives next to [`__copier_san_init`], which every instrumented
+/// module's constructor references, so the linker always pulls it out of
+/// `libcopier_san.a`. That archive is linked into executables only
+/// (`copiergen cc --sanitize -shared` leaves the runtime to the executable);
+/// a dynamic loader ignores `.preinit_array` of a shared object. Code that
+/// runs earlier still (IFUNC resolvers during relocation, another
+/// `.preinit_array` entry linked before this one) must not be instrumented,
+/// as under ASan. Before the shadow is mapped no copy is pending
+/// ([`crate::LIVE`] is 0), so the runtime's own checks and interceptors
+/// never touch the shadow then.
+#[cfg(not(test))]
+#[used]
+#[link_section = ".preinit_array"]
+pub static PREINIT: extern "C" fn(c_int, *const *const c_char, *mut *const c_char) = preinit;
+
+/// The `.preinit_array` function: called by the loader with `argc`, `argv`
+/// and `envp` (glibc `elf/dl-init.c`); keeps `envp` for the flag parser,
+/// then initializes the runtime.
+#[cfg(not(test))]
+extern "C" fn preinit(_argc: c_int, _argv: *const *const c_char, envp: *mut *const c_char) {
+    crate::flags::PREINIT_ENVP.store(envp, core::sync::atomic::Ordering::Relaxed);
     crate::init();
 }
 

@@ -48,8 +48,10 @@ static INIT: Once = Once::new();
 
 /// Initialize the runtime: parse `COPIER_OPTIONS`, reserve the shadow,
 /// register the runtime hooks, resolve the interceptors' real functions.
-/// Idempotent; runs from a constructor before any other constructor (and
-/// from every instrumented module's constructor).
+/// Idempotent; runs from the executable's `.preinit_array` (before any
+/// shared library's constructor, see [`interface::PREINIT`]), else from a
+/// constructor before any other constructor, and from every instrumented
+/// module's constructor.
 pub fn init() {
     INIT.call_once(|| {
         let _g = thread::RuntimeGuard::enter();
@@ -84,7 +86,9 @@ extern "C" fn ctor() {
 }
 
 /// Runs [`init`] before the program's own constructors (priority 1, as
-/// ASan's module constructor).
+/// ASan's module constructor). The `.preinit_array` entry
+/// ([`interface::PREINIT`]) normally runs it earlier still; this one covers
+/// a link where preinit functions do not run.
 #[cfg(not(test))]
 #[used]
 #[link_section = ".init_array.00001"]

@@ -7,15 +7,21 @@
 #include <string.h>
 
 /* libcopier's C entry points (runtime/include/copier.h). */
+#ifdef __cplusplus
+extern "C" {
+#endif
 void *amemcpy(void *dst, const void *src, size_t n);
 void *amemmove(void *dst, const void *src, size_t n);
 void csync(const void *addr, size_t n);
 void csync_all(void);
+#ifdef __cplusplus
+}
+#endif
 
 /* A heap buffer of n bytes filled with a byte pattern (not all zero, so a
  * copy is observable). */
 static inline char *filled(size_t n, char c) {
-  char *p = malloc(n);
+  char *p = (char *)malloc(n);
   if (!p)
     abort();
   for (size_t i = 0; i < n; i++)

@@ -49,6 +49,7 @@ pub const INTERCEPTED: &[&str] = &[
     "memcpy", "memmove", "memset", "__memcpy_chk", "__memmove_chk", "__memset_chk",
     "strlen", "strnlen", "strcpy", "strncpy", "stpcpy", "strcat", "strncat", "strcmp", "strncmp",
     "strchr", "strrchr", "strstr", "strdup", "strndup", "memcmp", "bcmp", "memchr",
+    "memrchr", "strspn", "strcspn", "strpbrk", "strcasecmp", "strncasecmp", "strcoll",
     "read", "pread", "pread64", "write", "pwrite", "pwrite64", "send", "sendto", "recv", "recvfrom",
     "fread", "fwrite", "__read_chk", "__fread_chk", "puts", "fputs",
     "printf", "fprintf", "dprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vdprintf", "vsprintf", "vsnprintf",

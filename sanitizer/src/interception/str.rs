@@ -272,3 +272,131 @@ pub unsafe extern "C" fn memchr(s: *const c_void, c: c_int, n: usize) -> *mut c_
     check_read!("memchr", s, if r.is_null() { n } else { r as usize - s as usize + 1 });
     r
 }
+
+/// Interceptor of `memrchr` (scans backwards from `s + n`: reads
+/// `[r, s+n)` when it finds the byte, all n bytes when not).
+///
+/// # Safety
+/// As `memrchr`.
+#[no_mangle]
+pub unsafe extern "C" fn memrchr(s: *const c_void, c: c_int, n: usize) -> *mut c_void {
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(memrchr: fn(*const c_void, c_int, usize) -> *mut c_void)(s, c, n) };
+    if r.is_null() {
+        check_read!("memrchr", s, n);
+    } else {
+        check_read!("memrchr", r, s as usize + n - r as usize);
+    }
+    r
+}
+
+/// Interceptor of `strspn` (as ASan: the accept set whole, `s` up to the
+/// first byte not in it, inclusive).
+///
+/// # Safety
+/// As `strspn`.
+#[no_mangle]
+pub unsafe extern "C" fn strspn(s: CStrPtr, accept: CStrPtr) -> usize {
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(strspn: fn(CStrPtr, CStrPtr) -> usize)(s, accept) };
+    // SAFETY: accept is a valid C string.
+    check_read!("strspn", accept, unsafe { slen(accept) });
+    check_read!("strspn", s, r + 1);
+    r
+}
+
+/// Interceptor of `strcspn` (the reject set whole, `s` up to the first
+/// byte in it or its NUL, inclusive).
+///
+/// # Safety
+/// As `strcspn`.
+#[no_mangle]
+pub unsafe extern "C" fn strcspn(s: CStrPtr, reject: CStrPtr) -> usize {
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(strcspn: fn(CStrPtr, CStrPtr) -> usize)(s, reject) };
+    // SAFETY: reject is a valid C string.
+    check_read!("strcspn", reject, unsafe { slen(reject) });
+    check_read!("strcspn", s, r + 1);
+    r
+}
+
+/// Interceptor of `strpbrk` (the accept set whole, `s` up to the match or
+/// its NUL, inclusive).
+///
+/// # Safety
+/// As `strpbrk`.
+#[no_mangle]
+pub unsafe extern "C" fn strpbrk(s: CStrPtr, accept: CStrPtr) -> *mut c_char {
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(strpbrk: fn(CStrPtr, CStrPtr) -> *mut c_char)(s, accept) };
+    // SAFETY: accept is a valid C string.
+    check_read!("strpbrk", accept, unsafe { slen(accept) });
+    // SAFETY: s is a valid C string.
+    let n = if r.is_null() { unsafe { slen(s) } } else { r as usize - s as usize + 1 };
+    check_read!("strpbrk", s, n);
+    r
+}
+
+/// Like [`cmp_len`], comparing bytes case-insensitively (`tolower`), as
+/// strcasecmp does.
+///
+/// # Safety
+/// Both are valid C strings (or valid for `max` bytes).
+unsafe fn casecmp_len(a: CStrPtr, b: CStrPtr, max: usize) -> usize {
+    let mut i = 0;
+    while i < max {
+        // SAFETY: i is within both strings (we stop at the first NUL or
+        // difference). Volatile reads keep the loop from becoming a libc call.
+        let (x, y) = unsafe { (core::ptr::read_volatile(a.add(i)) as u8, core::ptr::read_volatile(b.add(i)) as u8) };
+        i += 1;
+        // SAFETY: tolower takes any unsigned char value.
+        let (lx, ly) = unsafe { (libc::tolower(x as c_int), libc::tolower(y as c_int)) };
+        if lx != ly || x == 0 {
+            break;
+        }
+    }
+    i
+}
+
+/// Interceptor of `strcasecmp`.
+///
+/// # Safety
+/// As `strcasecmp`.
+#[no_mangle]
+pub unsafe extern "C" fn strcasecmp(a: CStrPtr, b: CStrPtr) -> c_int {
+    // SAFETY: both are valid C strings.
+    let n = unsafe { casecmp_len(a, b, usize::MAX) };
+    check_read!("strcasecmp", a, n);
+    check_read!("strcasecmp", b, n);
+    // SAFETY: forwarded contract.
+    unsafe { real!(strcasecmp: fn(CStrPtr, CStrPtr) -> c_int)(a, b) }
+}
+
+/// Interceptor of `strncasecmp`.
+///
+/// # Safety
+/// As `strncasecmp`.
+#[no_mangle]
+pub unsafe extern "C" fn strncasecmp(a: CStrPtr, b: CStrPtr, max: usize) -> c_int {
+    // SAFETY: both valid up to their NUL or max bytes.
+    let n = unsafe { casecmp_len(a, b, max) };
+    check_read!("strncasecmp", a, n);
+    check_read!("strncasecmp", b, n);
+    // SAFETY: forwarded contract.
+    unsafe { real!(strncasecmp: fn(CStrPtr, CStrPtr, usize) -> c_int)(a, b, max) }
+}
+
+/// Interceptor of `strcoll` (collation may weigh both strings whole: both
+/// count as read up to their NUL).
+///
+/// # Safety
+/// As `strcoll`.
+#[no_mangle]
+pub unsafe extern "C" fn strcoll(a: CStrPtr, b: CStrPtr) -> c_int {
+    // SAFETY: both are valid C strings.
+    let (al, bl) = unsafe { (slen(a), slen(b)) };
+    check_read!("strcoll", a, al);
+    check_read!("strcoll", b, bl);
+    // SAFETY: forwarded contract.
+    unsafe { real!(strcoll: fn(CStrPtr, CStrPtr) -> c_int)(a, b) }
+}

@@ -1,0 +1,15 @@
+// CHECKED-BY: interceptor
+// OPT-LEVELS: -O0 -O2
+// libc's strcoll compares a pending destination.
+#include "../common.h"
+int main(void) {
+  size_t n = 64 * 1024;
+  char *src = filled(n, 'a'), *dst = malloc(n), *other = malloc(16);
+  src[n - 1] = 0;
+  strcpy(other, "abcdefgh");
+  amemcpy(dst, src, n);
+  int r = strcoll(dst, other); /* BUG: read-before-csync */
+  csync_all();
+  use((long)r);
+  return 0;
+}
