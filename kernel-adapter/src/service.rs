@@ -1511,37 +1511,13 @@ pub fn csync_all() {
     if !(gate::no_holds() || nothing_pending()) || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || (!nested && HANDLERS_RUNNING.load(Ordering::Acquire) != 0) {
         if let Some(_busy) = Busy::enter() {
             let t0 = now_ns();
-            let mut targets = Vec::new();
-            {
-                let mut g = TRACKER.lock();
-                g.ingest_all();
-                for i in 0..NCLIENTS.load(Ordering::Acquire) {
-                    let Some(r) = client_at(i).and_then(ring_of) else { continue };
-                    for p in r.tail()..r.ingested() {
-                        let d = &r.slot(p).desc;
-                        if d.pos() == p && d.flags() & RETIRED == 0 {
-                            targets.push((TaskRef { client: i as u16, pos: p }, 0, d.nsegs()));
-                        }
-                    }
-                }
-            }
-            let mut budget = usize::MAX;
-            for &t in &targets {
-                drive(t, Mode::Waiter, &mut budget);
-            }
-            // The last segment's executor may still be retiring a task (and
-            // queueing its handler): wait for RETIRED, set under the lock
-            // after the handler is queued.
-            for &(t, ..) in &targets {
-                let d = &entry(t).desc;
-                wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
-            }
+            let waited = drive_all_pending();
             run_handlers();
             if !nested {
                 wait_until(|| HANDLERS_RUNNING.load(Ordering::Acquire) == 0);
             }
             release_own();
-            if !targets.is_empty() {
+            if waited {
                 COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
                 COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
             }
@@ -1730,31 +1706,42 @@ pub fn fork_prepare() {
 fn drain_for_fork() {
     let Some(_busy) = Busy::enter() else { return };
     while !nothing_pending() || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 {
-        let mut targets = Vec::new();
-        {
-            let mut g = TRACKER.lock();
-            g.ingest_all();
-            for i in 0..NCLIENTS.load(Ordering::Acquire) {
-                let Some(r) = client_at(i).and_then(ring_of) else { continue };
-                for p in r.tail()..r.ingested() {
-                    let d = &r.slot(p).desc;
-                    if d.pos() == p && d.flags() & RETIRED == 0 {
-                        targets.push((TaskRef { client: i as u16, pos: p }, 0, d.nsegs()));
-                    }
+        drive_all_pending();
+        run_handlers();
+    }
+}
+
+/// Execute every task ingested so far in every client's queue (dependencies
+/// first, helping the executors) on the calling thread, then wait until each
+/// is retired. Returns whether any task was pending. Used by `csync_all` and
+/// by `fork_prepare`'s drain; the caller must hold `Busy`.
+fn drive_all_pending() -> bool {
+    let mut targets = Vec::new();
+    {
+        let mut g = TRACKER.lock();
+        g.ingest_all();
+        for i in 0..NCLIENTS.load(Ordering::Acquire) {
+            let Some(r) = client_at(i).and_then(ring_of) else { continue };
+            for p in r.tail()..r.ingested() {
+                let d = &r.slot(p).desc;
+                if d.pos() == p && d.flags() & RETIRED == 0 {
+                    targets.push((TaskRef { client: i as u16, pos: p }, 0, d.nsegs()));
                 }
             }
         }
-        let mut budget = usize::MAX;
-        for &t in &targets {
-            drive(t, Mode::Waiter, &mut budget);
-        }
-        // the last segment's executor may still be retiring a task
-        for &(t, ..) in &targets {
-            let d = &entry(t).desc;
-            wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
-        }
-        run_handlers();
     }
+    let mut budget = usize::MAX;
+    for &t in &targets {
+        drive(t, Mode::Waiter, &mut budget);
+    }
+    // The last segment's executor may still be retiring a task (and
+    // queueing its handler): wait for RETIRED, set under the lock after the
+    // handler is queued.
+    for &(t, ..) in &targets {
+        let d = &entry(t).desc;
+        wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
+    }
+    !targets.is_empty()
 }
 
 /// `pthread_atfork` parent: release the locks; submits are asynchronous
