@@ -39,6 +39,8 @@ pub struct CopySnapshot {
     pub src: usize,
     /// Length (bytes).
     pub len: usize,
+    /// Submit flags (`COPIER_LAZY`, `COPIER_MOVE`).
+    pub flags: u32,
     /// Submitting thread.
     pub thread: u32,
     /// Raw submit stack.
@@ -148,6 +150,21 @@ impl ErrorReport for FreeBeforeCsync {
 /// Names of the runtime entry points a copy stack starts at.
 pub const SUBMIT_ENTRY_POINTS: &[&str] = &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit"];
 
+/// The entry point a copy with submit `flags` most likely came from, when
+/// its frame is not in the copy stack (`amemcpy`/`amemmove` tail-call the
+/// runtime, so their frame is gone): `COPIER_LAZY` → `amemcpy_lazy`,
+/// `COPIER_MOVE` → `amemmove`, else `amemcpy`. The `on_submit` hook gets
+/// only the flags, so a handler copy whose frame is missing reads `amemcpy`.
+fn entry_from_flags(flags: u32) -> &'static str {
+    if flags & copier_abi::COPIER_LAZY != 0 {
+        "amemcpy_lazy"
+    } else if flags & copier_abi::COPIER_MOVE != 0 {
+        "amemmove"
+    } else {
+        "amemcpy"
+    }
+}
+
 /// True for a function of the sanitizer itself (dropped from access stacks).
 pub fn is_sanitizer_frame(name: &str) -> bool {
     name.starts_with("copier_san::")
@@ -175,9 +192,20 @@ pub fn access_frames(raw: &[usize], symbolize: bool) -> Vec<Sym> {
     let lib = |n: &str| ["core::", "<core::", "std::", "<std::", "alloc::", "<alloc::"].iter().any(|p| n.starts_with(p));
     let first = syms.iter().position(|s| !s.name.as_deref().is_some_and(|n| is_sanitizer_frame(n) || lib(n)));
     match first {
-        Some(i) => syms[i..].to_vec(),
+        Some(i) => drop_own(syms[i..].to_vec()),
         None => syms,
     }
+}
+
+/// Drops the sanitizer's own frames below the user's (the thread
+/// trampoline of the `pthread_create` interceptor), as ASan hides its own.
+fn drop_own(mut syms: Vec<Sym>) -> Vec<Sym> {
+    if syms.len() > 1 {
+        let head = syms.remove(0);
+        syms.retain(|s| !s.name.as_deref().is_some_and(|n| n.starts_with("copier_san::") || n.starts_with("<copier_san::")));
+        syms.insert(0, head);
+    }
+    syms
 }
 
 /// The frames of a submit stack, starting at the runtime entry point.
@@ -186,10 +214,10 @@ pub fn copy_frames(raw: &[usize], symbolize: bool) -> Vec<Sym> {
     if let Some(i) = syms.iter().position(|s| s.physical && s.name.as_deref().is_some_and(|n| SUBMIT_ENTRY_POINTS.contains(&n))) {
         // Keep the entry point, drop the runtime internals inlined into it.
         let first = syms[..i].iter().rposition(|s| s.physical).map_or(0, |p| p + 1);
-        return syms[first.max(i)..].to_vec();
+        return drop_own(syms[first.max(i)..].to_vec());
     }
     let first_user = syms.iter().position(|s| !s.name.as_deref().is_some_and(is_runtime_frame)).unwrap_or(0);
-    syms[first_user..].to_vec()
+    drop_own(syms[first_user..].to_vec())
 }
 
 /// Shared objects of the system toolchain (C and C++ libraries, the
@@ -264,7 +292,7 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
     s.push('\n');
     s.push_str(&stack::format(access));
     s.push('\n');
-    let entry = copy.first().and_then(|f| f.name.as_deref()).filter(|n| SUBMIT_ENTRY_POINTS.contains(n)).unwrap_or("copy");
+    let entry = copy.first().and_then(|f| f.name.as_deref()).filter(|n| SUBMIT_ENTRY_POINTS.contains(n)).unwrap_or_else(|| entry_from_flags(cp.flags));
     let (what, base) = match c.role {
         Role::Destination => ("destination", cp.dst),
         Role::Source => ("source", cp.src),

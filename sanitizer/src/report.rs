@@ -100,6 +100,7 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
                     dst: c.dst,
                     src: c.src,
                     len: c.len,
+                    flags: c.flags,
                     thread: c.thread,
                     stack: c.stack.clone(),
                     pend_dst: c.pend_dst.iter().collect(),
