@@ -94,6 +94,23 @@ pub unsafe fn copy_le256(dst: *mut u8, src: *const u8, n: usize, wide: bool) {
     }
 }
 
+/// `asm!` of a vector copy class: the given load/store lines over `{d}`,
+/// `{s}` and `{n}` (registers holding `dst`, `src`, `n`), then `vzeroupper`.
+/// vzeroupper clears bits 128.. of every ymm/zmm0-15, so all of xmm0-15 are
+/// declared clobbered (caller-saved in the SysV ABI).
+macro_rules! vector_copy {
+    ($dst:expr, $src:expr, $n:expr, $($line:literal),+ $(,)?) => {
+        core::arch::asm!(
+            $($line,)+
+            "vzeroupper",
+            d = in(reg) $dst, s = in(reg) $src, n = in(reg) $n,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
 /// 65..=128 bytes with AVX-512: two 64-byte vectors, from each end.
 ///
 /// # Safety
@@ -102,17 +119,12 @@ pub unsafe fn copy_le256(dst: *mut u8, src: *const u8, n: usize, wide: bool) {
 unsafe fn zmm_2x(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: accesses [0, 64) and [n - 64, n), n >= 64 (see vec_2x).
     unsafe {
-        core::arch::asm!(
+        vector_copy!(
+            dst, src, n,
             "vmovdqu64 zmm0, [{s}]",
             "vmovdqu64 zmm1, [{s} + {n} - 64]",
             "vmovdqu64 [{d}], zmm0",
             "vmovdqu64 [{d} + {n} - 64], zmm1",
-            "vzeroupper",
-            d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-            options(nostack, preserves_flags),
         );
     }
 }
@@ -125,7 +137,8 @@ unsafe fn zmm_2x(dst: *mut u8, src: *const u8, n: usize) {
 unsafe fn zmm_4x(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: accesses [0, 128) and [n - 128, n), n >= 128 (see vec_2x).
     unsafe {
-        core::arch::asm!(
+        vector_copy!(
+            dst, src, n,
             "vmovdqu64 zmm0, [{s}]",
             "vmovdqu64 zmm1, [{s} + 64]",
             "vmovdqu64 zmm2, [{s} + {n} - 64]",
@@ -134,12 +147,6 @@ unsafe fn zmm_4x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu64 [{d} + 64], zmm1",
             "vmovdqu64 [{d} + {n} - 64], zmm2",
             "vmovdqu64 [{d} + {n} - 128], zmm3",
-            "vzeroupper",
-            d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-            options(nostack, preserves_flags),
         );
     }
 }
@@ -153,17 +160,12 @@ unsafe fn vec_2x(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: accesses [0, 32) and [n - 32, n), n >= 32; the clobbered xmm
     // registers cover the ymm ones (caller-saved in the SysV ABI).
     unsafe {
-        core::arch::asm!(
+        vector_copy!(
+            dst, src, n,
             "vmovdqu ymm0, [{s}]",
             "vmovdqu ymm1, [{s} + {n} - 32]",
             "vmovdqu [{d}], ymm0",
             "vmovdqu [{d} + {n} - 32], ymm1",
-            "vzeroupper",
-            d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-            options(nostack, preserves_flags),
         );
     }
 }
@@ -176,7 +178,8 @@ unsafe fn vec_2x(dst: *mut u8, src: *const u8, n: usize) {
 unsafe fn vec_4x(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: accesses [0, 64) and [n - 64, n), n >= 64 (see vec_2x).
     unsafe {
-        core::arch::asm!(
+        vector_copy!(
+            dst, src, n,
             "vmovdqu ymm0, [{s}]",
             "vmovdqu ymm1, [{s} + 32]",
             "vmovdqu ymm2, [{s} + {n} - 32]",
@@ -185,12 +188,6 @@ unsafe fn vec_4x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu [{d} + 32], ymm1",
             "vmovdqu [{d} + {n} - 32], ymm2",
             "vmovdqu [{d} + {n} - 64], ymm3",
-            "vzeroupper",
-            d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-            options(nostack, preserves_flags),
         );
     }
 }
@@ -203,7 +200,8 @@ unsafe fn vec_4x(dst: *mut u8, src: *const u8, n: usize) {
 unsafe fn vec_8x(dst: *mut u8, src: *const u8, n: usize) {
     // SAFETY: accesses [0, 128) and [n - 128, n), n >= 128 (see vec_2x).
     unsafe {
-        core::arch::asm!(
+        vector_copy!(
+            dst, src, n,
             "vmovdqu ymm0, [{s}]",
             "vmovdqu ymm1, [{s} + 32]",
             "vmovdqu ymm2, [{s} + 64]",
@@ -220,12 +218,6 @@ unsafe fn vec_8x(dst: *mut u8, src: *const u8, n: usize) {
             "vmovdqu [{d} + {n} - 64], ymm5",
             "vmovdqu [{d} + {n} - 96], ymm6",
             "vmovdqu [{d} + {n} - 128], ymm7",
-            "vzeroupper",
-            d = in(reg) dst, s = in(reg) src, n = in(reg) n,
-            // vzeroupper clears bits 128.. of every ymm/zmm0-15: all clobbered
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-            options(nostack, preserves_flags),
         );
     }
 }
