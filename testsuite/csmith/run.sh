@@ -28,7 +28,7 @@ N=${1:?usage: run.sh N SEED [JOBS]}
 SEED=${2:?usage: run.sh N SEED [JOBS]}
 JOBS=${3:-$(nproc)}
 OUT="$COPIER_ROOT/testsuite/out/csmith"
-mkdir -p "$OUT/work"
+mkdir -p "$OUT/runs"
 CSMITH_INC=/usr/include/csmith
 [ -f "$CSMITH_INC/csmith.h" ] || { echo "csmith headers missing ($CSMITH_INC): bash scripts/deps.sh" >&2; exit 1; }
 command -v csmith >/dev/null || { echo "csmith missing: bash scripts/deps.sh" >&2; exit 1; }
@@ -38,7 +38,7 @@ PROFILE_STRUCTS=(--max-struct-fields 24 --max-array-dim 2 --max-array-len-per-di
 # one SEED: prints one result line "<seed> <status> <rewritten>"
 # status: same | MISMATCH-O0 | MISMATCH-O2 | skip-gen | skip-timeout | skip-base-disagree | BUILD-FAIL
 one() {
-  local seed=$1 d="$OUT/work/$1"
+  local seed=$1 d="$OUT/runs/$1"
   rm -rf "$d"; mkdir -p "$d"
   local opts=()
   [ $((seed % 2)) = 1 ] && opts=("${PROFILE_STRUCTS[@]}")
