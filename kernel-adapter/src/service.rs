@@ -1485,8 +1485,11 @@ fn own_fast_window(from: usize) -> Option<usize> {
 /// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
 /// `[addr, addr + n)`.
 pub fn csync(addr: usize, n: usize) {
-    settle_abandoned_replay();
+    // An abandoned replay's task is still queued (a gate hold, not retired),
+    // so the settle belongs on the waiting path only, off the finished-data
+    // fast path.
     if n != 0 && !gate::no_holds() && !nothing_pending() {
+        settle_abandoned_replay();
         wait_ranges(&[(addr, n, false)], true);
     }
     if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
