@@ -106,12 +106,7 @@ fn copy_parse(quick: bool, regimes: &[String]) {
             black_box((ha, hb));
             let tgt = if n == 1 << 20 { if a / b >= 1.35 { "target 1.35: met" } else { "target 1.35: NOT met" } } else { "" };
             row(&format!("copy-parse {} {regime} {}", walk.0, kib(n)), a, b, a / b, tgt);
-            if std::env::var_os("COPIER_BENCH_DEBUG").is_some() {
-                let c = &copier_adapter::stats::COUNTERS;
-                use std::sync::atomic::Ordering::Relaxed;
-                let st = copier::stats::snapshot();
-                println!("   service {} B, helpers {} B; {}", c.service_bytes.swap(0, Relaxed), c.helper_bytes.swap(0, Relaxed), st.line());
-            }
+            debug_counters();
         }
     }
     }
@@ -120,6 +115,17 @@ fn copy_parse(quick: bool, regimes: &[String]) {
     for walk in WALKS {
         // SAFETY: 1 MiB buffers.
         unsafe { assert_eq!(copy_parse_memcpy(d1.ptr(), s.ptr(), 1 << 20, seg, walk), copy_parse_amemcpy(d2.ptr(), s.ptr(), 1 << 20, seg, walk)) };
+    }
+}
+
+/// With `COPIER_BENCH_DEBUG` set: who executed the bytes since the last call
+/// (service thread vs. csync-ing callers) and the stats line.
+fn debug_counters() {
+    if std::env::var_os("COPIER_BENCH_DEBUG").is_some() {
+        let c = &copier_adapter::stats::COUNTERS;
+        use std::sync::atomic::Ordering::Relaxed;
+        let st = copier::stats::snapshot();
+        println!("   service {} B, helpers {} B; {}", c.service_bytes.swap(0, Relaxed), c.helper_bytes.swap(0, Relaxed), st.line());
     }
 }
 
@@ -197,6 +203,7 @@ fn bandwidth(quick: bool) {
         );
         let r = a / b;
         row(&format!("bandwidth {}", kib(n)), a, b, r, if r >= 0.95 { "target met" } else { "target NOT met" });
+        debug_counters();
     }
 }
 

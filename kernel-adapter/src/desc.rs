@@ -27,7 +27,10 @@
 //!   as `memcpy` would).
 //!
 //! Invariants: `done ⊆ claimed`; `prefix` never exceeds the first clear done
-//! bit; a segment's done bit is set once per task.
+//! bit; a segment's done bit is set once per task. Bitmap words past the
+//! current task's `nsegs` are stale (a reset clears only the words its task
+//! uses): every reader bounds its word index by `nsegs`, and a reader whose
+//! task may have moved on re-validates `pos` before acting on what it read.
 
 use crate::primitive::{AtomicU32, AtomicU64, Ordering};
 
@@ -56,6 +59,11 @@ pub const DROPPED: u32 = 16;
 pub const FAILED: u32 = 32;
 
 /// Per-task segment state; see the module docs for the protocol.
+///
+/// `repr(C)`: the header, then word 0 of both bitmaps, fill the first 48
+/// bytes, so the producer's [`Descriptor::reset`] of a task of up to 64
+/// segments writes one cache line.
+#[repr(C)]
 pub struct Descriptor {
     /// Generation: ring position of the task in this slot (`u64::MAX` when the
     /// slot never held one).
@@ -67,8 +75,17 @@ pub struct Descriptor {
     prefix: AtomicU32,
     /// Number of done segments; reaching `nsegs` elects the retirer.
     done_count: AtomicU32,
-    claimed: [AtomicU64; WORDS],
-    done: [AtomicU64; WORDS],
+    /// Claim and done bitmaps, word by word, interleaved so that a task of
+    /// up to 64 segments (the common case) keeps its whole state in the
+    /// descriptor's first cache line (see `Entry`'s layout).
+    words: [Words; WORDS],
+}
+
+/// One word of each bitmap: segments `[64 w, 64 w + 64)`.
+#[repr(C)]
+struct Words {
+    claimed: AtomicU64,
+    done: AtomicU64,
 }
 
 fn word_mask(lo: u32, hi: u32) -> u64 {
@@ -94,8 +111,7 @@ impl Descriptor {
             flags: AtomicU32::new(0),
             prefix: AtomicU32::new(0),
             done_count: AtomicU32::new(0),
-            claimed: core::array::from_fn(|_| AtomicU64::new(0)),
-            done: core::array::from_fn(|_| AtomicU64::new(0)),
+            words: core::array::from_fn(|_| Words { claimed: AtomicU64::new(0), done: AtomicU64::new(0) }),
         }
     }
 
@@ -106,14 +122,17 @@ impl Descriptor {
     /// If `nsegs` is 0 or exceeds [`MAX_SEGS`].
     pub fn reset(&self, pos: u64, nsegs: u32, seg_shift: u32, flags: u32) {
         assert!(nsegs >= 1 && nsegs as usize <= MAX_SEGS);
-        let old_words = (self.nsegs.load(Ordering::Relaxed) as usize).div_ceil(64);
         let new_words = (nsegs as usize).div_ceil(64);
         // New generation first: a stale claim that reads the reset below
         // (Release) also sees this store and backs off.
         self.pos.store(pos, Ordering::Release);
-        for w in 0..old_words.max(new_words) {
-            self.claimed[w].store(0, Ordering::Release);
-            self.done[w].store(0, Ordering::Release);
+        // Only the task's own words: words past them keep an older task's
+        // bits, which nothing reads (every access is bounded by `nsegs`), and
+        // the producer never loads the previous `nsegs` (a line the executors
+        // wrote last: a cache miss on the submit path).
+        for w in 0..new_words {
+            self.words[w].claimed.store(0, Ordering::Release);
+            self.words[w].done.store(0, Ordering::Release);
         }
         self.nsegs.store(nsegs, Ordering::Relaxed);
         self.seg_shift.store(seg_shift, Ordering::Relaxed);
@@ -173,7 +192,7 @@ impl Descriptor {
             let w = (s / 64) as usize;
             let end = hi.min((w as u32 + 1) * 64);
             let mask = word_mask(s % 64, end - w as u32 * 64);
-            let clear = !self.done[w].load(Ordering::Acquire) & mask;
+            let clear = !self.words[w].done.load(Ordering::Acquire) & mask;
             if clear != 0 {
                 return Some(w as u32 * 64 + clear.trailing_zeros());
             }
@@ -192,7 +211,7 @@ impl Descriptor {
             let w = (s / 64) as usize;
             let base = w as u32 * 64;
             let end = hi.min(base + 64);
-            let cur = self.claimed[w].load(Ordering::Relaxed);
+            let cur = self.words[w].claimed.load(Ordering::Relaxed);
             let free = !cur & word_mask(s - base, end - base);
             if free == 0 {
                 s = end;
@@ -202,7 +221,7 @@ impl Descriptor {
             // contiguous free bits from `first`
             let run = (!(free >> first)).trailing_zeros().min(max);
             let mask = word_mask(first, first + run);
-            let old = self.claimed[w].fetch_or(mask, Ordering::AcqRel);
+            let old = self.words[w].claimed.fetch_or(mask, Ordering::AcqRel);
             let got = mask & !old;
             if got == 0 {
                 continue; // raced; reload this word
@@ -212,11 +231,11 @@ impl Descriptor {
             let glen = (!(got >> g0)).trailing_zeros();
             let keep = word_mask(g0, g0 + glen);
             if got & !keep != 0 {
-                self.claimed[w].fetch_and(!(got & !keep), Ordering::AcqRel);
+                self.words[w].claimed.fetch_and(!(got & !keep), Ordering::AcqRel);
             }
             // claim-then-validate (module docs)
             if self.pos.load(Ordering::Acquire) != pos {
-                self.claimed[w].fetch_and(!keep, Ordering::AcqRel);
+                self.words[w].claimed.fetch_and(!keep, Ordering::AcqRel);
                 return None;
             }
             return Some((base + g0, base + g0 + glen));
@@ -231,7 +250,7 @@ impl Descriptor {
         for w in 0..(n as usize).div_ceil(64) {
             let end = n.min((w as u32 + 1) * 64) - w as u32 * 64;
             let mask = word_mask(0, end);
-            let old = self.claimed[w].fetch_or(mask, Ordering::AcqRel);
+            let old = self.words[w].claimed.fetch_or(mask, Ordering::AcqRel);
             let got = mask & !old;
             if got != 0 {
                 f(w, got);
@@ -244,7 +263,7 @@ impl Descriptor {
     pub fn any_in_flight(&self) -> bool {
         let n = self.nsegs();
         (0..(n as usize).div_ceil(64)).any(|w| {
-            self.claimed[w].load(Ordering::Acquire) != self.done[w].load(Ordering::Acquire)
+            self.words[w].claimed.load(Ordering::Acquire) != self.words[w].done.load(Ordering::Acquire)
         })
     }
 
@@ -258,9 +277,9 @@ impl Descriptor {
         let n = self.nsegs();
         let mut count = 0;
         for w in 0..(n as usize).div_ceil(64) {
-            let done = self.done[w].load(Ordering::Acquire);
+            let done = self.words[w].done.load(Ordering::Acquire);
             count += done.count_ones();
-            self.claimed[w].store(done, Ordering::Release);
+            self.words[w].claimed.store(done, Ordering::Release);
         }
         self.done_count.store(count, Ordering::Release);
     }
@@ -272,7 +291,7 @@ impl Descriptor {
             let w = (s / 64) as usize;
             let base = w as u32 * 64;
             let end = hi.min(base + 64);
-            if !self.claimed[w].load(Ordering::Acquire) & word_mask(s - base, end - base) != 0 {
+            if !self.words[w].claimed.load(Ordering::Acquire) & word_mask(s - base, end - base) != 0 {
                 return true;
             }
             s = end;
@@ -286,7 +305,7 @@ impl Descriptor {
         let w = (lo / 64) as usize;
         let base = w as u32 * 64;
         debug_assert!(hi <= base + 64 && lo < hi);
-        self.claimed[w].fetch_and(!word_mask(lo - base, hi - base), Ordering::AcqRel);
+        self.words[w].claimed.fetch_and(!word_mask(lo - base, hi - base), Ordering::AcqRel);
     }
 
     /// Mark claimed segments `[lo, hi)` (one word) done. Returns true when this
@@ -298,9 +317,9 @@ impl Descriptor {
     /// Mark the segments of `bits` in word `w` done (they must be claimed by
     /// the caller). Returns true when the task became complete.
     pub fn complete_bits(&self, w: usize, bits: u64) -> bool {
-        debug_assert_eq!(self.done[w].load(Ordering::Relaxed) & bits, 0);
+        debug_assert_eq!(self.words[w].done.load(Ordering::Relaxed) & bits, 0);
         // Release: the copied bytes happen-before any Acquire of this bit.
-        self.done[w].fetch_or(bits, Ordering::AcqRel);
+        self.words[w].done.fetch_or(bits, Ordering::AcqRel);
         self.advance_prefix();
         let n = bits.count_ones();
         let before = self.done_count.fetch_add(n, Ordering::AcqRel);
@@ -314,7 +333,7 @@ impl Descriptor {
             let mut q = p;
             while q < n {
                 let w = (q / 64) as usize;
-                let bits = self.done[w].load(Ordering::Acquire) >> (q % 64);
+                let bits = self.words[w].done.load(Ordering::Acquire) >> (q % 64);
                 let ones = (!bits).trailing_zeros().min(64 - q % 64);
                 if ones == 0 {
                     break;
@@ -345,6 +364,10 @@ mod tests {
     fn descriptor_size_is_pinned() {
         // 2 bitmaps of 128 B + header; a ring of 256 slots stays ~75 KiB.
         assert_eq!(core::mem::size_of::<Descriptor>(), 8 + 5 * 4 + 4 + 2 * 128);
+        // word 0 of both bitmaps right after the 32-byte header (`Entry`'s
+        // two-line submit relies on it)
+        assert_eq!(core::mem::offset_of!(Descriptor, words), 32);
+        assert_eq!(core::mem::size_of::<Words>(), 16);
     }
 
     #[test]
@@ -386,7 +409,7 @@ mod tests {
         assert_eq!(d.claim_run(3, 0, 70, 64), Some((64, 70)));
         assert!(!d.complete(0, 10));
         // executor B, caught after its done bits, before its done_count add
-        d.done[0].fetch_or(word_mask(10, 64), Ordering::AcqRel);
+        d.words[0].done.fetch_or(word_mask(10, 64), Ordering::AcqRel);
         // executor C holds [64, 70) in flight: orphaned in the child
         d.release_in_flight();
         assert!(d.any_unclaimed(64, 70) && !d.any_unclaimed(0, 64));

@@ -28,7 +28,9 @@ pub struct Ring<T> {
     /// Producer-private copy of `tail` (only the producer touches it).
     tail_cache: CachePadded<AtomicU64>,
     tail: CachePadded<AtomicU64>,
-    ingested: AtomicU64,
+    /// Own line: the consumer writes it at every ingest, and `mask` and
+    /// `slots` beside it are read by every push.
+    ingested: CachePadded<AtomicU64>,
     mask: u64,
     slots: Box<[T]>,
 }
@@ -43,7 +45,7 @@ impl<T> Ring<T> {
             head: CachePadded::new(AtomicU64::new(0)),
             tail_cache: CachePadded::new(AtomicU64::new(0)),
             tail: CachePadded::new(AtomicU64::new(0)),
-            ingested: AtomicU64::new(0),
+            ingested: CachePadded::new(AtomicU64::new(0)),
             mask: cap as u64 - 1,
             slots: (0..cap).map(|_| make()).collect(),
         }

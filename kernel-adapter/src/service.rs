@@ -100,18 +100,25 @@ pub struct TaskExt {
 }
 
 /// A copy-queue slot: the task's descriptor and parameters.
+///
+/// Layout (`repr(C)`, cache-line aligned): the parameters, then the
+/// descriptor, whose header and first bitmap words follow at once, so a
+/// submit of up to 64 segments writes two cache lines of its slot and no
+/// line of a neighbouring slot (the executors write those); the tracker's
+/// `ext` comes last, on lines the submit never touches.
+#[repr(C, align(64))]
 pub struct Entry {
-    /// Segment state.
-    pub desc: Descriptor,
     dst: AtomicUsize,
     src: AtomicUsize,
     len: AtomicUsize,
-    /// `FLAG_*` bits.
-    pub flags: AtomicU32,
     /// Completion handler (`void (*)(void *)` as usize, 0 for none).
     pub handler: AtomicUsize,
     /// Its argument.
     pub arg: AtomicUsize,
+    /// `FLAG_*` bits.
+    pub flags: AtomicU32,
+    /// Segment state.
+    pub desc: Descriptor,
     /// Tracker-owned data.
     pub ext: UnsafeCell<TaskExt>,
 }
@@ -125,13 +132,13 @@ unsafe impl Send for Entry {}
 impl Entry {
     fn new() -> Self {
         Entry {
-            desc: Descriptor::new(),
             dst: AtomicUsize::new(0),
             src: AtomicUsize::new(0),
             len: AtomicUsize::new(0),
-            flags: AtomicU32::new(0),
             handler: AtomicUsize::new(0),
             arg: AtomicUsize::new(0),
+            flags: AtomicU32::new(0),
+            desc: Descriptor::new(),
             ext: UnsafeCell::new(TaskExt::default()),
         }
     }
@@ -162,7 +169,10 @@ pub struct Client {
     ring: AtomicPtr<Ring<Entry>>,
     inline: CachePadded<AtomicU64>,
     alive: AtomicBool,
-    charged: AtomicU64,
+    /// Bytes the service executed for this client (fairness). Own line: the
+    /// service adds to it every round, and the fields around are read by
+    /// this client's every submit.
+    charged: CachePadded<AtomicU64>,
     /// Hold on the inline fast path's gate (`gate`): taken by this client's
     /// thread when it queues a task, released once its queue drained.
     hold: Hold,
@@ -390,7 +400,7 @@ fn register_client() -> Option<&'static Client> {
         ring: AtomicPtr::new(core::ptr::null_mut()),
         inline: CachePadded::new(AtomicU64::new(0)),
         alive: AtomicBool::new(true),
-        charged: AtomicU64::new(0),
+        charged: CachePadded::new(AtomicU64::new(0)),
         hold: Hold::new(),
         submitting: AtomicU32::new(0),
     }));
@@ -1861,4 +1871,23 @@ pub fn debug_pending() -> String {
         }
     }
     s
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_layout_keeps_a_small_submit_in_two_lines() {
+        // a slot never shares a line with its neighbours ...
+        assert_eq!(core::mem::align_of::<Entry>(), 64);
+        assert_eq!(core::mem::size_of::<Entry>() % 64, 0);
+        // ... and a submit of <= 64 segments writes lines 0 and 1 only: the
+        // parameters, the descriptor's 32-byte header and its first 16 bytes
+        // of bitmaps (pinned in `desc`)
+        let desc = core::mem::offset_of!(Entry, desc);
+        assert!(core::mem::offset_of!(Entry, flags) + 4 <= desc);
+        assert!(desc + 32 + 16 <= 128, "descriptor at {desc}");
+        assert!(core::mem::offset_of!(Entry, ext) >= 128);
+    }
 }

@@ -79,11 +79,6 @@ pub fn next_instruction(inst: LLVMValueRef) -> Option<LLVMValueRef> {
     non_null(unsafe { c::LLVMGetNextInstruction(inst) })
 }
 
-/// The first instruction of a block that is not a PHI.
-pub fn first_non_phi(bb: LLVMBasicBlockRef) -> Option<LLVMValueRef> {
-    instructions(bb).find(|&i| opcode(i) != LLVMOpcode::LLVMPHI)
-}
-
 /// Number of successors of a terminator.
 pub fn num_successors(term: LLVMValueRef) -> u32 {
     // SAFETY: handle invariant; `term` is a terminator.

@@ -73,13 +73,19 @@ pub static MAX_QUERIES: PluginOption = PluginOption {
     default: OptionDefault::Uint(4_000_000),
 };
 
-/// `-copiergen-min-overlap=N`: a copy whose first whole-copy sync follows it
-/// after fewer than N instructions of straight-line work (no call, no loop)
-/// stays a synchronous `memcpy`: waiting at once gains nothing and costs the
-/// submission. 0 rewrites every eligible copy.
+/// `-copiergen-min-overlap=N`: the cost model. A copy whose first
+/// whole-copy sync (a `csync` of the copy or `csync_all`: before `ret` when
+/// the destination escapes, before a call that may read it, before `free`)
+/// follows it on **every** path after fewer than N instructions of work
+/// stays a synchronous `memcpy` (missed remark `NoOverlap`): waiting at once
+/// gains nothing and costs the submission. Work is counted per path
+/// (longest path wins); a call to a function (unknown work), inline asm, a
+/// variable-length memory intrinsic or a loop without a sync on the way
+/// counts as enough work. 0 rewrites every eligible copy. Overridden by the
+/// pass parameter `copiergen<min-overlap=N>`.
 pub static MIN_OVERLAP: PluginOption = PluginOption {
     name: "copiergen-min-overlap",
-    help: "Keep a copy synchronous when its whole-copy sync comes after fewer than this many instructions of work (0: never)",
+    help: "Keep a copy synchronous when its whole-copy sync follows on every path after fewer than this many instructions of work, no call or loop (0: never)",
     default: OptionDefault::Uint(16),
 };
 

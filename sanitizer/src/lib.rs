@@ -18,6 +18,7 @@ use std::sync::{Mutex, Once};
 
 pub mod errors;
 pub mod flags;
+pub mod heap_footer;
 pub mod hooks;
 #[cfg(not(test))]
 pub mod interception;

@@ -23,6 +23,8 @@
 #   EXPECT-REPORTS: N       number of reports (default 1)
 #   EXPECT-THREAD: nonzero  the access is on a thread other than T0
 #   EXPECT-STDOUT: text     the program's stdout contains text
+#   EXPECT-STDERR: text     a line of the reports contains text (repeatable:
+#                           each on the line of the one before or later)
 #   OPT-LEVELS: -O0 -O2     build and check at each level (default -O1 -O2:
 #                           the optimizer merges and moves accesses, and the
 #                           report must still name the right line)
@@ -93,6 +95,20 @@ build_cg_seeded() {
   clang-22 -O1 -g "$bin.bc" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>>"$bin.build"
 }
 
+# stderr_lacks SRC ERR: fails, printing the first missing text, unless ERR
+# contains every EXPECT-STDERR text of SRC, each on the line of the one
+# before or a later one.
+stderr_lacks() {
+  sed -n 's|^// EXPECT-STDERR: *||p' "$1" | awk -v err="$2" '
+    { want[++n] = $0 }
+    END {
+      i = 1
+      while (i <= n && (getline line < err) > 0)
+        while (i <= n && index(line, want[i])) i++
+      if (i <= n) { print want[i]; exit 1 }
+    }'
+}
+
 # check_seeded NAME SRC BIN
 check_seeded() {
   local name=$1 src=$2 bin=$3
@@ -125,6 +141,8 @@ check_seeded() {
     bad "$name" "the report lacks the copy's stack" "$bin.err"
   elif [ -n "$(directive "$src" EXPECT-STDOUT)" ] && ! grep -qF "$(directive "$src" EXPECT-STDOUT)" "$bin.out"; then
     bad "$name" "stdout lacks '$(directive "$src" EXPECT-STDOUT)'" "$bin.out"
+  elif ! missing=$(stderr_lacks "$src" "$bin.err"); then
+    bad "$name" "the reports lack, in order: $missing" "$bin.err"
   else
     ok "$name" "$kind at line $line"
   fi

@@ -96,9 +96,19 @@ pub enum SkipReason {
     /// The program defines its own `memcpy`/`memmove` in this module: its
     /// behaviour may differ from the C library's.
     DefinedInModule,
-    /// The whole copy is waited for after only this many instructions of
-    /// work (below `-copiergen-min-overlap`): nothing would overlap it.
-    NoOverlap(u64),
+    /// The cost model (`-copiergen-min-overlap`): on every path the whole
+    /// copy is waited for after fewer than `limit` instructions of work, no
+    /// call and no loop: nothing would overlap it.
+    NoOverlap {
+        /// Most instructions of work on a path from the copy to the sync.
+        work: u64,
+        /// The option's value.
+        limit: u64,
+        /// The sync that path ends at ("return at f.c:9:1").
+        sync: String,
+        /// How many other whole-copy sync points the paths reach.
+        others: usize,
+    },
     /// The call is not the C library's copy: `nobuiltin`, or the function
     /// is built with `-fno-builtin`/`-fno-builtin-memcpy` (TargetLibraryInfo
     /// does not recognise it), so the program may provide its own.
@@ -140,9 +150,16 @@ impl SkipReason {
             SkipReason::Unreachable => "copy is unreachable".to_owned(),
             SkipReason::RuntimeDeclConflict(n) => format!("'{n}' is declared with an unexpected type in this module"),
             SkipReason::DefinedInModule => "the callee is defined in this module, not the C library's".to_owned(),
-            SkipReason::NoOverlap(n) => format!(
-                "the whole copy would be waited for after {n} instructions of work (-copiergen-min-overlap): nothing would overlap it"
-            ),
+            SkipReason::NoOverlap { work, limit, sync, others } => {
+                let others = match others {
+                    0 => String::new(),
+                    1 => " (or 1 other point)".to_owned(),
+                    n => format!(" (or {n} other points)"),
+                };
+                format!(
+                    "the whole copy would be waited for before {sync}{others} after at most {work} instructions of work on every path (no call, no loop; fewer than {limit}, -copiergen-min-overlap): nothing would overlap it"
+                )
+            }
             SkipReason::NoBuiltin => {
                 "the call is not the C library's (nobuiltin or -fno-builtin): the program may provide its own".to_owned()
             }
@@ -172,7 +189,7 @@ impl SkipReason {
             SkipReason::Unreachable => "Unreachable",
             SkipReason::RuntimeDeclConflict(_) => "RuntimeDeclConflict",
             SkipReason::DefinedInModule => "DefinedInModule",
-            SkipReason::NoOverlap(_) => "NoOverlap",
+            SkipReason::NoOverlap { .. } => "NoOverlap",
             SkipReason::NoBuiltin => "NoBuiltin",
             SkipReason::ProgramCopyRoutine(_) => "ProgramCopyRoutine",
             SkipReason::UnsupportedTarget(_) => "UnsupportedTarget",

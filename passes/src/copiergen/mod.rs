@@ -285,15 +285,21 @@ fn run_on_function(
         Err(over) => return over_budget(over, &copies, runtime),
     };
     // Copies waited for at once stay synchronous; plan again without them.
-    let work: Vec<Option<u64>> =
+    let work: Vec<Option<placement::QuickSync>> =
         copies.iter().enumerate().map(|(i, _)| placement::work_before_sync(&copies, &plan, i, cfg.min_overlap)).collect();
     if work.iter().any(Option::is_some) {
         let mut kept = Vec::new();
         for (c, w) in copies.into_iter().zip(&work) {
             match w {
-                Some(n) => {
+                Some(q) => {
                     if remarks {
-                        remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::NoOverlap(*n));
+                        let why = SkipReason::NoOverlap {
+                            work: q.work,
+                            limit: cfg.min_overlap,
+                            sync: remarks::describe_point(&plan.points[q.point]),
+                            others: q.points - 1,
+                        };
+                        remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
                     }
                 }
                 None => kept.push(c),

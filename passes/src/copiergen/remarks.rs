@@ -88,6 +88,12 @@ fn describe(inst: LLVMValueRef, callee: Option<&str>) -> String {
     format!("{what}{}", at(inst))
 }
 
+/// Describes the instruction a sync point guards: "return at f.c:9:1",
+/// "call to free at f.c:8:3".
+pub fn describe_point(point: &SyncPoint) -> String {
+    describe(point.before, point.callee.as_deref())
+}
+
 fn full_reason(r: FullReason) -> &'static str {
     match r {
         FullReason::CoarseAccess(NarrowReason::ReadsDst) => {

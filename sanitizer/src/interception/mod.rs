@@ -45,7 +45,8 @@ pub mod str;
 
 /// Every intercepted function (access stacks drop frames with these names).
 pub const INTERCEPTED: &[&str] = &[
-    "free", "realloc", "reallocarray", "munmap",
+    "malloc", "calloc", "free", "realloc", "reallocarray", "memalign", "aligned_alloc", "posix_memalign",
+    "valloc", "pvalloc", "malloc_usable_size", "munmap",
     "memcpy", "memmove", "memset", "__memcpy_chk", "__memmove_chk", "__memset_chk",
     "strlen", "strnlen", "strcpy", "strncpy", "stpcpy", "strcat", "strncat", "strcmp", "strncmp",
     "strchr", "strrchr", "strstr", "strdup", "strndup", "memcmp", "bcmp", "memchr",
@@ -159,5 +160,6 @@ static INIT_DONE: AtomicUsize = AtomicUsize::new(0);
 pub fn init() {
     if INIT_DONE.swap(1, Relaxed) == 0 {
         mem::init();
+        malloc::init();
     }
 }
