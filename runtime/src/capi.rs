@@ -169,7 +169,13 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// Return when no earlier copy still writes or reads any byte of
 /// `[addr, addr + n)`: the range may then be read, written or freed. Waits
 /// only for the segments covering the range, promotes them ahead of other
-/// work, and helps execute them. `csync(p, 0)` returns at once.
+/// work, and helps execute them. `csync(p, 0)` returns at once. One
+/// exception, after the kernel's sequential file readahead: a thread whose
+/// csyncs walk one copy front to back, each starting where its previous
+/// one ended, on segments no other executor has started, also executes the
+/// segments that follow (up to `claim_max` of them), so a reader that
+/// csyncs a large message piece by piece while the service has no CPU
+/// takes the slow path a few times, not once per segment.
 #[no_mangle]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
     service::csync(addr as usize, n);
