@@ -17,7 +17,10 @@
 //! copy with a plain copy on its own thread. If the program's handler leaves
 //! that copy by `siglongjmp` (recovering as around a faulting `memcpy`), the
 //! next runtime call on that thread finishes the task with a fault (`FAILED`:
-//! retired, never re-executed or re-raised; see `service`).
+//! retired, never re-executed or re-raised; see `service`). A copy that
+//! absorbed from a faulted one does not fault on its source a second time:
+//! it reads the faulted copy's destination once that copy finished (see
+//! `tracker`, "Absorption and faults").
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;

@@ -26,7 +26,7 @@
 use crate::desc::{Descriptor, DEPS_CLEAR, FAILED, FAULTED, INGESTED, RETIRED};
 use crate::ring::Ring;
 use crate::sys::{futex_wait, futex_wake, now_ns, FutexMutex};
-use crate::tracker::{exec_bytes, first_blocked, seg_range, HandlerTask, Tracker};
+use crate::tracker::{exec_bytes, first_blocked, seg_range, ExecStop, HandlerTask, Tracker};
 use crate::gate::{self, Hold};
 use crate::{config, config::values as opt, engine, fault, hooks, stats::COUNTERS};
 use core::cell::{Cell, UnsafeCell};
@@ -83,16 +83,7 @@ pub struct Edge {
     pub len: usize,
 }
 
-/// Absorption: this task's bytes `[off, off + len)` are read from `src`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Redirect {
-    /// Task offset.
-    pub off: usize,
-    /// Bytes.
-    pub len: usize,
-    /// Source address used instead.
-    pub src: usize,
-}
+pub use crate::tracker::Redirect;
 
 /// Tracker-owned part of a task (written at ingest under the tracker lock;
 /// read by executors only while they hold a claim on the task).
@@ -348,6 +339,7 @@ fn settle_abandoned_replay_slow((h, lo, hi, _): (u64, u32, u32, u8)) {
     if d.pos() != t.pos {
         return;
     }
+    TRACKER.lock().note_failed(t);
     d.set_flags(FAULTED | FAILED);
     let mut finished = lo < hi && d.complete(lo, hi);
     finished |= finish_failed(d, t.pos);
@@ -777,8 +769,9 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                 fault::install();
                 let _ = REPLAY.try_with(|r| r.set((t.handle(), c, end, 1)));
             }
+            deps.clear();
             // SAFETY: we own the claim on [c, ce) and its dependencies are done.
-            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable) };
+            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable, &mut deps) };
             if mark {
                 let _ = REPLAY.try_with(|r| r.set((0, 0, 0, 0)));
             }
@@ -793,7 +786,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                         retire(t);
                     }
                 }
-                Err(engine::Fault) => {
+                Err(ExecStop::Fault) => {
                     // give the rest back marked FAULTED; a waiter re-executes
                     d.set_flags(FAULTED);
                     d.unclaim(c, end);
@@ -801,6 +794,15 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                     if mode == Mode::Service {
                         return false;
                     }
+                    break;
+                }
+                Err(ExecStop::Absorbed) => {
+                    // an absorbed piece waits for the (faulted) copy it came
+                    // from: give the rest back, execute that copy first
+                    d.unclaim(c, end);
+                    notify_progress();
+                    batch = base;
+                    stack.append(&mut deps);
                     break;
                 }
             }
@@ -841,7 +843,7 @@ fn help_ahead(e: &Entry, t: TaskRef, from: u32, batch: u32) -> bool {
     let x = (a as usize) << shift;
     let y = ((end as usize) << shift).min(len);
     // SAFETY: we own the claim on [a, end) and its dependencies are done.
-    match unsafe { exec_bytes(e, &ext.redirects, x, y, fault::installed()) } {
+    match unsafe { exec_bytes(e, &ext.redirects, x, y, fault::installed(), &mut Vec::new()) } {
         Ok(()) => {
             COUNTERS.helper_bytes.fetch_add((y - x) as u64, Ordering::Relaxed);
             let finished = d.complete(a, end);
@@ -851,8 +853,13 @@ fn help_ahead(e: &Entry, t: TaskRef, from: u32, batch: u32) -> bool {
             }
             true
         }
-        Err(engine::Fault) => {
+        Err(ExecStop::Fault) => {
             d.set_flags(FAULTED);
+            d.unclaim(a, end);
+            notify_progress();
+            false
+        }
+        Err(ExecStop::Absorbed) => {
             d.unclaim(a, end);
             notify_progress();
             false

@@ -40,6 +40,30 @@
 //! pieces fall back to a dependency edge, which is always correct.
 //! Adjacent redirects that continue each other are coalesced.
 //!
+//! # Absorption and faults
+//! A redirect reads another copy's source, so a bad pointer there is that
+//! copy's fault, not the absorbing copy's. `B` reading `A`'s destination
+//! must behave like `memcpy(B.dst, A.dst, n)` run after `A`'s copy, faulted
+//! or not (never fault a second time on `A`'s source). Each [`Redirect`]
+//! names `A` (`from`) and the copy whose source it reads (`owner`: `A`, or
+//! the copy `A` absorbed the piece from). At execution ([`exec_bytes`]):
+//! * owner clean: read the redirected source with the recoverable copy;
+//! * owner faulted, not finished: wait for `A`'s bytes (the waiter
+//!   executing `A` delivers its fault once, as `memcpy` would), then as
+//!   below;
+//! * owner failed, or the redirected read faulted (the owner had not run
+//!   yet, or faulted after `B`'s redirect was computed): read `B`'s own
+//!   source, `A`'s destination as `A` left it, once `A` finished those bytes
+//!   (`B` waits for `A`, so `A`'s own execution faults first).
+//!
+//! A failed copy ([`Tracker::note_failed`]) is remembered after its slot is
+//! reused, and the copies that absorbed from it are registered as readers
+//! of the pieces of their own source they now read, so a write there
+//! ingested later waits for them. Limits: a piece `B` copied before `A`
+//! faulted keeps the bytes of `A`'s source (as if that part of `A` had
+//! completed first); a write into `A`'s destination ingested before `A`
+//! failed is ordered after `A` only, not after `B`.
+
 //! # Lazy drop
 //! When `C` writes over the whole destination of a pending lazy task `W`,
 //! and `W`'s destination has no reader since `W` and no later writer, the
@@ -47,10 +71,36 @@
 //! `C` inherits `W`'s edges so whatever `W` waited for still orders `C`.
 
 use crate::desc::{DEPS_CLEAR, DROPPED, FAULTED, INGESTED, RETIRED};
-use crate::service::{entry, Edge, Entry, Redirect, TaskRef, FLAG_LAZY, FLAG_OVERLAP};
+use crate::service::{entry, Edge, Entry, TaskRef, FLAG_LAZY, FLAG_OVERLAP};
 use crate::stats::COUNTERS;
-use core::sync::atomic::Ordering;
+use crate::sys::FutexMutex;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use std::collections::BTreeMap;
+
+/// Absorption: this task's bytes `[off, off + len)` are read from `src`
+/// instead of the task's own source.
+///
+/// `from` is the pending copy that writes those bytes of the task's source
+/// (its bytes `[from_off, from_off + len)`), `owner` the copy whose own
+/// source `src` lies in (`from` itself, or the copy `from` absorbed them
+/// from). If `owner`'s copy faulted, the redirect is not used: the piece is
+/// read from the task's own source once `from` has finished those bytes
+/// (see [`exec_bytes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// Task offset.
+    pub off: usize,
+    /// Bytes.
+    pub len: usize,
+    /// Source address used instead.
+    pub src: usize,
+    /// The copy that writes this piece of the task's source.
+    pub from: TaskRef,
+    /// Offset of the piece in `from`.
+    pub from_off: usize,
+    /// The copy whose own source `src` is.
+    pub owner: TaskRef,
+}
 
 /// An access of a task to a run: which task, its ingest sequence number,
 /// and the task offset (bytes) of the run's first byte.
@@ -197,6 +247,25 @@ impl RangeMap {
                 r.readers.push(shift_acc(a, s - lo));
             });
         }
+    }
+
+    /// Record `a.t` as a reader of `[lo, hi)` (task offset `a.off` at `lo`)
+    /// after it was ingested: inserted in ingest order among the readers.
+    /// A task must not already read a byte of `[lo, hi)`.
+    pub fn insert_reader(&mut self, lo: usize, hi: usize, a: Acc) {
+        if lo < hi {
+            self.cover(lo, hi, |s, r| {
+                let i = r.readers.partition_point(|x| x.seq < a.seq);
+                debug_assert!(r.readers.get(i).is_none_or(|x| x.seq != a.seq), "task already reads the run");
+                r.readers.insert(i, shift_acc(a, s - lo));
+            });
+        }
+    }
+
+    /// Smallest ingest sequence number of a task with a recorded access
+    /// (every pending task writes its destination), `None` when empty.
+    pub fn min_seq(&self) -> Option<u64> {
+        self.runs.values().flat_map(|r| r.writer.iter().chain(r.readers.first())).map(|a| a.seq).min()
     }
 
     /// Forget every access of task `t` (ingest sequence number `seq`) to
@@ -477,15 +546,19 @@ impl Tracker {
         }
         // SAFETY: w is ingested (it is in the map) and the caller holds the lock.
         let wext = unsafe { &*we.ext.get() };
-        for (o, l, addr) in effective_sources(we.src(), &wext.redirects, w.off, len) {
+        for (o, l, addr, via) in effective_sources(we.src(), &wext.redirects, w.off, len) {
+            let owner = via.map_or(w.t, |r| r.owner);
             // one read per address (see the module docs): not our own
             // source, not a source already absorbed from
             let fresh = !overlaps(addr, l, s, n)
                 && absorbed.range(..addr + l).next_back().is_none_or(|(_, &e)| e <= addr);
-            let clean = fresh && !self.map.has_writer(addr, addr + l) && !overlaps(addr, l, d, n);
+            let clean = fresh
+                && !self.map.has_writer(addr, addr + l)
+                && !overlaps(addr, l, d, n)
+                && !owner_faulted(owner);
             if clean {
                 absorbed.insert(addr, addr + l);
-                ext.redirects.push(Redirect { off: t_off + o, len: l, src: addr });
+                ext.redirects.push(Redirect { off: t_off + o, len: l, src: addr, from: w.t, from_off: w.off + o, owner });
                 COUNTERS.absorbed_bytes.fetch_add(l as u64, Ordering::Relaxed);
                 reads.push((addr, l, t_off + o));
             } else {
@@ -493,6 +566,51 @@ impl Tracker {
                 reads.push((x + o, l, t_off + o));
             }
         }
+    }
+
+    /// The copy `t` (ingested, not retired) finished with a fault
+    /// ([`FAILED`](crate::desc::FAILED); called before its segments are
+    /// completed): remember it for `exec_bytes` after its slot is reused,
+    /// and register every pending copy whose redirects it owns as a reader
+    /// of the pieces of its own source those redirects covered, which that
+    /// copy reads now (module docs, "Absorption and faults"): a write there
+    /// ingested later waits for it.
+    pub fn note_failed(&mut self, t: TaskRef) {
+        let e = entry(t);
+        if e.desc.pos() != t.pos {
+            return;
+        }
+        // the owner's redirected pieces lie in its own source; copies that
+        // absorbed them are registered readers there
+        let (s, n) = (e.src(), e.len());
+        let mut readers: Vec<Acc> = Vec::new();
+        self.map.visit(s, s + n, |_, _, _, rs| {
+            for r in rs {
+                if r.t != t && !readers.iter().any(|x| x.t == r.t) {
+                    readers.push(r);
+                }
+            }
+        });
+        for r in readers {
+            let re = entry(r.t);
+            if re.desc.pos() != r.t.pos || re.desc.flags() & RETIRED != 0 {
+                continue;
+            }
+            // SAFETY: under the tracker lock; ext is written only at ingest.
+            let rext = unsafe { &*re.ext.get() };
+            for x in rext.redirects.iter().filter(|x| x.owner == t) {
+                let src = re.src() + x.off;
+                self.map.insert_reader(src, src + x.len, Acc { t: r.t, seq: r.seq, off: x.off });
+            }
+        }
+        // a copy that may hold a redirect owned by a failed one was ingested
+        // before that failure: keep the entries newer than the oldest
+        // pending copy
+        let oldest = self.map.min_seq();
+        let mut f = FAILED_TASKS.lock();
+        f.retain(|&(_, seq)| oldest.is_some_and(|o| o < seq));
+        f.push((t, self.seq));
+        FAILED_ANY.store(f.len(), Ordering::Release);
     }
 
     /// Remove a complete task from the index, queue its handler, count it and
@@ -527,8 +645,10 @@ impl Tracker {
 }
 
 /// Split task bytes `[off, off + len)` of a task with source `src` and
-/// absorption `redirects` into `(piece offset, piece len, source address)`.
-pub fn effective_sources(src: usize, redirects: &[Redirect], off: usize, len: usize) -> Vec<(usize, usize, usize)> {
+/// absorption `redirects` into `(piece offset, piece len, source address,
+/// redirect)`: `redirect` is the one the piece lies in, `None` for pieces
+/// read from `src`.
+pub fn effective_sources(src: usize, redirects: &[Redirect], off: usize, len: usize) -> Vec<(usize, usize, usize, Option<&Redirect>)> {
     let mut v = Vec::new();
     let end = off + len;
     let mut x = off;
@@ -540,24 +660,29 @@ pub fn effective_sources(src: usize, redirects: &[Redirect], off: usize, len: us
             break;
         }
         if r.off > x {
-            v.push((x - off, r.off - x, src + x));
+            v.push((x - off, r.off - x, src + x, None));
             x = r.off;
         }
         let e = (r.off + r.len).min(end);
-        v.push((x - off, e - x, r.src + (x - r.off)));
+        v.push((x - off, e - x, r.src + (x - r.off), Some(r)));
         x = e;
     }
     if x < end {
-        v.push((x - off, end - x, src + x));
+        v.push((x - off, end - x, src + x, None));
     }
     v
 }
 
-/// Merge redirects (sorted by offset) that continue each other in both the
-/// task and the source.
+/// Merge redirects (sorted by offset) that continue each other in the task,
+/// the source and the copy they come from.
 fn coalesce_redirects(v: &mut Vec<Redirect>) {
     v.dedup_by(|next, prev| {
-        if prev.off + prev.len == next.off && prev.src + prev.len == next.src {
+        if prev.off + prev.len == next.off
+            && prev.src + prev.len == next.src
+            && prev.from == next.from
+            && prev.from_off + prev.len == next.from_off
+            && prev.owner == next.owner
+        {
             prev.len += next.len;
             true
         } else {
@@ -626,12 +751,85 @@ pub fn first_blocked(edges: &[Edge], shift: u32, len: usize, lo: u32, hi: u32, d
     None
 }
 
+/// Why [`exec_bytes`] stopped before copying every byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecStop {
+    /// The recoverable copy faulted on the task's own source or destination
+    /// (with `recoverable == false` the signal is delivered instead).
+    Fault,
+    /// A redirected piece must first wait for the copy it was absorbed from
+    /// (see the module docs, "Absorption and faults"); its segments were
+    /// pushed to `deps`. Bytes before the piece may have been written.
+    Absorbed,
+}
+
+/// What became of a copy whose source a redirect reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OwnerState {
+    /// Not faulted (pending or complete).
+    Clean,
+    /// Its copy faulted on an executor; a waiter has not finished it yet
+    /// (it may still fail, or succeed after the program's handler fixed
+    /// the fault).
+    Faulted,
+    /// Finished with a fault ([`FAILED`](crate::desc::FAILED)), also after
+    /// its slot was reused.
+    Failed,
+}
+
+fn owner_state(t: TaskRef) -> OwnerState {
+    let d = &entry(t).desc;
+    // flags before pos: a reset stores pos first, so flags of a newer task
+    // come with a pos that no longer matches
+    let f = d.flags();
+    if d.pos() == t.pos {
+        return if f & crate::desc::FAILED != 0 {
+            OwnerState::Failed
+        } else if f & FAULTED != 0 {
+            OwnerState::Faulted
+        } else {
+            OwnerState::Clean
+        };
+    }
+    if FAILED_ANY.load(Ordering::Acquire) != 0 && FAILED_TASKS.lock().iter().any(|&(x, _)| x == t) {
+        OwnerState::Failed
+    } else {
+        OwnerState::Clean
+    }
+}
+
+/// True when the copy `t` faulted (see [`OwnerState`]).
+fn owner_faulted(t: TaskRef) -> bool {
+    owner_state(t) != OwnerState::Clean
+}
+
+/// Copies that failed ([`FAILED`](crate::desc::FAILED)) with the tracker's ingest sequence number
+/// at the failure: a copy ingested before it may hold redirects owned by
+/// it. Pruned in [`Tracker::note_failed`] once every such copy retired.
+static FAILED_TASKS: FutexMutex<Vec<(TaskRef, u64)>> = FutexMutex::new(Vec::new());
+/// `FAILED_TASKS.len()`, read without the lock.
+static FAILED_ANY: AtomicUsize = AtomicUsize::new(0);
+
 /// Copy task bytes `[a, b)` of entry `e` (applying absorption redirects).
+///
+/// A redirected piece is read with the recoverable copy from the redirect's
+/// source while its owner is clean (or faulted but then finished without
+/// failing); if the owner failed or that read faults, it is read from the
+/// task's own source instead once the copy it was absorbed from finished
+/// it. Until then (and while a faulted owner is unfinished) it returns
+/// `Err(ExecStop::Absorbed)` with that copy's segments pushed to `deps`.
 ///
 /// # Safety
 /// The caller owns the claim on the segments covering `[a, b)` and the task's
 /// dependencies for them are done.
-pub unsafe fn exec_bytes(e: &Entry, redirects: &[Redirect], a: usize, b: usize, recoverable: bool) -> Result<(), crate::engine::Fault> {
+pub unsafe fn exec_bytes(
+    e: &Entry,
+    redirects: &[Redirect],
+    a: usize,
+    b: usize,
+    recoverable: bool,
+    deps: &mut Vec<(TaskRef, u32, u32)>,
+) -> Result<(), ExecStop> {
     let (d, s) = (e.dst(), e.src());
     let overlap = e.flags.load(Ordering::Relaxed) & FLAG_OVERLAP != 0;
     if overlap {
@@ -640,7 +838,7 @@ pub unsafe fn exec_bytes(e: &Entry, redirects: &[Redirect], a: usize, b: usize, 
         unsafe { crate::engine::move_bytes(d as *mut u8, s as *const u8, e.len()) };
         return Ok(());
     }
-    let copy = |dst: usize, src: usize, l: usize| -> Result<(), crate::engine::Fault> {
+    let copy = |dst: usize, src: usize, l: usize| -> Result<(), ExecStop> {
         if l == 0 {
             return Ok(());
         }
@@ -648,7 +846,7 @@ pub unsafe fn exec_bytes(e: &Entry, redirects: &[Redirect], a: usize, b: usize, 
         // length); ranges do not overlap (checked at submit and at absorption).
         unsafe {
             if recoverable {
-                crate::engine::copy_recoverable(dst as *mut u8, src as *const u8, l)
+                crate::engine::copy_recoverable(dst as *mut u8, src as *const u8, l).map_err(|_| ExecStop::Fault)
             } else {
                 crate::engine::copy(dst as *mut u8, src as *const u8, l);
                 Ok(())
@@ -658,8 +856,38 @@ pub unsafe fn exec_bytes(e: &Entry, redirects: &[Redirect], a: usize, b: usize, 
     if redirects.is_empty() {
         return copy(d + a, s + a, b - a);
     }
-    for (o, l, src) in effective_sources(s, redirects, a, b - a) {
-        copy(d + a + o, src, l)?;
+    // a fault reading another copy's source is that copy's to deliver
+    crate::fault::install();
+    let guarded = crate::fault::installed();
+    for (o, l, src, via) in effective_sources(s, redirects, a, b - a) {
+        let (to, own) = (d + a + o, s + a + o);
+        let Some(r) = via else {
+            copy(to, own, l)?;
+            continue;
+        };
+        if !guarded {
+            copy(to, src, l)?;
+            continue;
+        }
+        let from_off = r.from_off + (a + o - r.off);
+        // A faulted owner may still fail: wait for `from` before reading
+        // its source again. A failed one left its destination as it was
+        // (uncopied segments included): read that.
+        let state = owner_state(r.owner);
+        if state == OwnerState::Clean || (state == OwnerState::Faulted && bytes_done(r.from, from_off, l)) {
+            // SAFETY: as `copy` above; a fault is recovered.
+            if unsafe { crate::engine::copy_recoverable(to as *mut u8, src as *const u8, l) }.is_ok() {
+                continue;
+            }
+        }
+        // the redirected source is bad: read our own source (the bytes the
+        // copy we absorbed from left there) once that copy finished them
+        if !bytes_done(r.from, from_off, l) {
+            let (lo, hi) = seg_range(from_off, l, entry(r.from).desc.seg_shift());
+            deps.push((r.from, lo, hi));
+            return Err(ExecStop::Absorbed);
+        }
+        copy(to, own, l)?;
     }
     Ok(())
 }
@@ -724,28 +952,65 @@ mod tests {
         assert!(m.is_empty());
     }
 
+    /// A redirect from copy `from` (offset `from_off`), source owned by `owner`.
+    fn red(off: usize, len: usize, src: usize, from: u64, from_off: usize, owner: u64) -> Redirect {
+        Redirect { off, len, src, from: tr(from), from_off, owner: tr(owner) }
+    }
+
     #[test]
     fn redirects_coalesce() {
         let mut v = vec![
-            Redirect { off: 0, len: 10, src: 100 },
-            Redirect { off: 10, len: 5, src: 110 },
-            Redirect { off: 15, len: 5, src: 500 },
-            Redirect { off: 25, len: 5, src: 510 },
+            red(0, 10, 100, 1, 0, 1),
+            red(10, 5, 110, 1, 10, 1),
+            red(15, 5, 500, 1, 15, 1),
+            red(20, 5, 505, 2, 0, 2), // continues in the source, not in the copy
+            red(25, 5, 510, 3, 0, 3),
+            red(30, 5, 515, 3, 5, 4), // another owner
         ];
         coalesce_redirects(&mut v);
         assert_eq!(
             v,
-            vec![Redirect { off: 0, len: 15, src: 100 }, Redirect { off: 15, len: 5, src: 500 }, Redirect { off: 25, len: 5, src: 510 }]
+            vec![red(0, 15, 100, 1, 0, 1), red(15, 5, 500, 1, 15, 1), red(20, 5, 505, 2, 0, 2), red(25, 5, 510, 3, 0, 3), red(30, 5, 515, 3, 5, 4)]
         );
     }
 
     #[test]
     fn effective_sources_layers() {
-        let r = [Redirect { off: 10, len: 10, src: 5000 }, Redirect { off: 30, len: 5, src: 7000 }];
+        let r = [red(10, 10, 5000, 1, 0, 1), red(30, 5, 7000, 2, 0, 3)];
+        let got: Vec<_> = effective_sources(1000, &r, 5, 30).into_iter().map(|(o, l, a, v)| (o, l, a, v.map(|x| x.owner.pos))).collect();
+        assert_eq!(got, vec![(0, 5, 1005, None), (5, 10, 5000, Some(1)), (15, 10, 1020, None), (25, 5, 7000, Some(3))]);
+    }
+
+    /// A copy registered as a reader after its ingest (a failed copy's
+    /// absorber, `Tracker::note_failed`) lands in ingest order, so a later
+    /// retire still finds every entry by binary search.
+    #[test]
+    fn insert_reader_keeps_ingest_order() {
+        let mut m = RangeMap::new();
+        m.add_writer(0, 100, acc(1, 0));
+        m.add_reader(0, 100, acc(3, 0));
+        m.add_reader(50, 150, acc(5, 0));
+        assert_eq!(m.min_seq(), Some(1));
+        m.insert_reader(40, 120, acc(2, 7));
+        let mut seen = Vec::new();
+        m.visit(0, 200, |a, b, _, r| seen.push((a, b, r.map(|x| (x.t.pos, x.off)).collect::<Vec<_>>())));
         assert_eq!(
-            effective_sources(1000, &r, 5, 30),
-            vec![(0, 5, 1005), (5, 10, 5000), (15, 10, 1020), (25, 5, 7000)]
+            seen,
+            vec![
+                (0, 40, vec![(3, 0)]),
+                (40, 50, vec![(2, 7), (3, 40)]),
+                (50, 100, vec![(2, 17), (3, 50), (5, 0)]),
+                (100, 120, vec![(2, 67), (5, 50)]),
+                (120, 150, vec![(5, 70)]),
+            ]
         );
+        m.remove(0, 200, tr(1), 1);
+        assert_eq!(m.min_seq(), Some(2));
+        for p in [2, 3, 5] {
+            m.remove(0, 200, tr(p), p);
+        }
+        assert!(m.is_empty());
+        assert_eq!(m.min_seq(), None);
     }
 
     #[test]

@@ -87,8 +87,11 @@ for opts in "" "spawn=0" "service=0" "queue_depth=2" "segment_size=64k:exec_batc
   for mode in csync exit all wait; do recovered_once "fault_recover $mode [$opts]" 1 env COPIER_OPTIONS="$opts" "$out/fault_recover" $mode; done
   recovered_once "fault_recover chain [$opts]" 2 env COPIER_OPTIONS="$opts" "$out/fault_recover" chain
 done
-for opts in "absorb=0" "absorb=0:spawn=0"; do
-  recovered_once "fault_recover dep [$opts]" 1 env COPIER_OPTIONS="$opts" "$out/fault_recover" dep
+# a copy submitted meanwhile that reads the failed copy's destination,
+# absorbed (default) or not: no second fault, it copies what the failed copy
+# left there, and a later copy into that destination does not overtake it
+for opts in "" "spawn=0" "service=0" "queue_depth=2" "segment_size=64k:exec_batch=1" "absorb=0" "absorb=0:spawn=0"; do
+  for mode in dep depsync depchain deppart; do recovered_once "fault_recover $mode [$opts]" 1 env COPIER_OPTIONS="$opts" "$out/fault_recover" $mode; done
 done
 # the same through the pass: memcpy rewritten by copiergen, csync placed by it
 if [ -x target/release/copiergen ]; then

@@ -561,8 +561,10 @@ fn work_of(inst: LLVMValueRef) -> Option<u64> {
 /// walk with "enough overlap": a call to a function (the callee's work is
 /// not known), inline asm, a variable-length memory intrinsic, an `invoke`,
 /// a CFG cycle without a sync of `c` (a loop; its trip count is unknown),
-/// or more than 1024 blocks on one path. Narrow syncs do not end a path:
-/// they wait for part of the copy and the rest still overlaps.
+/// or more than 1024 blocks on one path. A narrow sync ends a path only
+/// when it covers the whole destination or source ([`covers_whole`]: a
+/// `write(fd, dst, n)` right after the copy); others wait for part of the
+/// copy, and the rest still overlaps.
 ///
 /// Returns `Some` when every path reaches such a sync after fewer than
 /// `limit` instructions of work (paths that end without one, at
@@ -572,11 +574,12 @@ pub fn work_before_sync(copies: &[PendingCopy], plan: &Plan, c: usize, limit: u6
     if limit == 0 || !plan.reachable[c] {
         return None;
     }
+    let call = &copies[c].call;
     let syncs: HashMap<LLVMValueRef, usize> = plan
         .points
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.full.iter().any(|&(k, _)| k == c))
+        .filter(|(_, p)| p.full.iter().any(|&(k, _)| k == c) || p.narrow.iter().any(|n| covers_whole(call, n.range)))
         .map(|(i, p)| (p.before, i))
         .collect();
     let mut walk = SyncWalk { syncs: &syncs, limit, memo: HashMap::new(), on_path: HashSet::new(), reached: HashSet::new() };
@@ -587,6 +590,20 @@ pub fn work_before_sync(copies: &[PendingCopy], plan: &Plan, c: usize, limit: u6
     match walk.from(start, 0)? {
         PathWork::Sync(work, point) => Some(QuickSync { work, point, points: walk.reached.len() }),
         PathWork::NoSync => None,
+    }
+}
+
+/// Whether a narrow sync waits for the whole destination or the whole
+/// source of `call` (e.g. `write(fd, buf, n)` or `memcmp(buf, p, n)` right
+/// after `memcpy(buf, src, n)`): the same base and length, or a constant
+/// range from the base over at least the constant length. It then waits for
+/// the whole copy, like a whole-copy sync.
+fn covers_whole(call: &CopyCall, range: SyncRange) -> bool {
+    match range {
+        SyncRange::Dynamic { ptr, len } => (ptr == call.dst || ptr == call.src) && len == call.len,
+        SyncRange::Bytes { base, offset, len } => {
+            (base == call.dst || base == call.src) && offset == 0 && call.const_len.is_some_and(|n| len >= n)
+        }
     }
 }
 
