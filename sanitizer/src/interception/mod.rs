@@ -59,7 +59,7 @@ pub const INTERCEPTED: &[&str] = &[
     "strtol", "strtoul", "strtoll", "strtoull", "strtoq", "strtouq", "strtoimax", "strtoumax",
     "__isoc23_strtol", "__isoc23_strtoul", "__isoc23_strtoll", "__isoc23_strtoull", "__isoc23_strtoimax", "__isoc23_strtoumax",
     "strtod", "strtof", "strtold", "atoi", "atol", "atoll", "atof",
-    "sscanf", "vsscanf", "__isoc99_sscanf", "__isoc99_vsscanf",
+    "sscanf", "vsscanf", "__isoc99_sscanf", "__isoc99_vsscanf", "__isoc23_sscanf", "__isoc23_vsscanf",
     "pthread_create",
 ];
 

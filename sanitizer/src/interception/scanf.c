@@ -3,13 +3,21 @@
  *
  * sscanf family: glibc's vsscanf sizes its input with rawmemchr(s, 0)
  * before it converts anything (libio/iovsscanf.c, _IO_str_init_static_internal
- * with size 0), so the whole string, NUL included, is read. The
- * destinations of the conversions are not checked. <stdio.h> is not
- * included: it renames sscanf to __isoc99_sscanf, which is defined here too. */
+ * with size 0), so the whole string, NUL included, is read. After the call
+ * the outputs are checked as writes, as ASan's scanf interceptor does
+ * (sanitizer_common_interceptors_format.inc): the format is parsed again,
+ * and the first r assigning conversions (r = the real call's result) and
+ * the %n directives among them are checked over the bytes they wrote —
+ * %d and friends by their length modifier, %c by its width, %s and %[ by
+ * the string stored (NUL included), %m/GNU %a by the pointer. A positional
+ * (%1$d) or unknown directive stops the check there, as in ASan.
+ * <stdio.h> is not included: it renames sscanf to __isoc99_sscanf, which is
+ * defined here too. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <wchar.h>
 
 void __copier_san_intercept_check(const void *p, size_t n, int is_write, const char *name);
 void __copier_san_parsed(const char *name, const char *s, char *end, char **endptr);
@@ -25,6 +33,12 @@ static size_t __copier_san_scan_strlen(const char *s) {
     n++;
   return n;
 }
+static size_t __copier_san_scan_wcslen(const wchar_t *s) {
+  size_t n = 0;
+  while (((const volatile wchar_t *)s)[n])
+    n++;
+  return n;
+}
 
 typedef long double (*strtold_t)(const char *, char **);
 long double strtold(const char *s, char **endptr) {
@@ -35,22 +49,179 @@ long double strtold(const char *s, char **endptr) {
   return r;
 }
 
+/* Bytes a scanf conversion stored through its argument: > 0 a fixed size,
+ * SCAN_STR a char string (strlen + 1 after the call), SCAN_WSTR a wide one,
+ * SCAN_BAD a directive the check does not understand. */
+enum { SCAN_STR = -1, SCAN_WSTR = -2, SCAN_BAD = -3 };
+
+struct scan_dir {
+  int suppressed; /* '*': no argument */
+  int positional; /* %n$ */
+  long width;     /* -1 if none */
+  char len[3];    /* length modifier: "", "h", "hh", "l", "ll", "L", "j", "z", "t", "q" */
+  int alloc;      /* %m (or GNU %a before s, S, [): stores a malloc'd pointer */
+  char conv;      /* conversion character */
+};
+
+/* Parse the directive after '%' at p into d; returns the character after
+ * it, or 0 at a malformed end. */
+static const char *__copier_san_scan_next(const char *p, struct scan_dir *d, int gnu_a) {
+  d->suppressed = d->positional = d->alloc = 0;
+  d->width = -1;
+  d->len[0] = d->len[1] = d->len[2] = 0;
+  const char *q = p;
+  while (*q >= '0' && *q <= '9')
+    q++;
+  if (q != p && *q == '$') {
+    d->positional = 1;
+    p = q + 1;
+  }
+  if (*p == '*') {
+    d->suppressed = 1;
+    p++;
+  }
+  if (*p >= '0' && *p <= '9') {
+    d->width = 0;
+    while (*p >= '0' && *p <= '9')
+      d->width = d->width * 10 + (*p++ - '0');
+  }
+  if (*p == 'm') {
+    d->alloc = 1;
+    p++;
+  }
+  if (gnu_a && *p == 'a' && (p[1] == 's' || p[1] == 'S' || p[1] == '[')) {
+    d->alloc = 1;
+    p++;
+  }
+  if (*p == 'h' || *p == 'l') {
+    d->len[0] = *p++;
+    if (*p == d->len[0])
+      d->len[1] = *p++;
+  } else if (*p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' || *p == 't') {
+    d->len[0] = *p++;
+  }
+  d->conv = *p;
+  if (!*p)
+    return 0;
+  p++;
+  if (d->conv == '[') {
+    if (*p == '^')
+      p++;
+    if (*p == ']')
+      p++;
+    while (*p && *p != ']')
+      p++;
+    if (!*p)
+      return 0;
+    p++;
+  }
+  return p;
+}
+
+/* Bytes stored by directive d (see SCAN_*). */
+static long __copier_san_scan_size(const struct scan_dir *d) {
+  const char *l = d->len;
+  int wide = l[0] == 'l' && !l[1];
+  if (d->alloc)
+    return d->conv == 's' || d->conv == 'S' || d->conv == '[' || d->conv == 'c' || d->conv == 'C' ? (long)sizeof(char *) : SCAN_BAD;
+  switch (d->conv) {
+  case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': case 'n': case 'b':
+    if (l[0] == 'h')
+      return l[1] ? 1 : 2;
+    if (!l[0])
+      return 4;
+    return 8; /* l, ll, L, q, j, z, t on x86-64 */
+  case 'a': case 'A': case 'e': case 'E': case 'f': case 'F': case 'g': case 'G':
+    if (!l[0])
+      return 4;
+    if (l[0] == 'L' || (l[0] == 'l' && l[1]) || l[0] == 'q')
+      return 10; /* x87 long double: fstpt stores 10 bytes */
+    return 8;
+  case 'p':
+    return sizeof(void *);
+  case 'c':
+    return (d->width < 0 ? 1 : d->width) * (wide ? (long)sizeof(wchar_t) : 1);
+  case 'C':
+    return (d->width < 0 ? 1 : d->width) * (long)sizeof(wchar_t);
+  case 's': case '[':
+    return wide ? SCAN_WSTR : SCAN_STR;
+  case 'S':
+    return SCAN_WSTR;
+  default:
+    return SCAN_BAD;
+  }
+}
+
+/* After a scanf-family call that returned r: check the outputs it stored
+ * (arguments taken from ap). */
+static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list ap, int r, int gnu_a) {
+  long left = r;
+  for (const char *p = fmt; p && *p;) {
+    if (*p++ != '%')
+      continue;
+    if (*p == '%') {
+      p++;
+      continue;
+    }
+    struct scan_dir d;
+    p = __copier_san_scan_next(p, &d, gnu_a);
+    if (!p || d.positional)
+      return;
+    if (d.suppressed)
+      continue;
+    long size = __copier_san_scan_size(&d);
+    if (size == SCAN_BAD)
+      return;
+    void *arg = va_arg(ap, void *);
+    if (d.conv != 'n')
+      left--;
+    if (left < 0)
+      return;
+    if (size == SCAN_STR)
+      size = (long)__copier_san_scan_strlen((const char *)arg) + 1;
+    else if (size == SCAN_WSTR)
+      size = (long)(__copier_san_scan_wcslen((const wchar_t *)arg) + 1) * (long)sizeof(wchar_t);
+    __copier_san_intercept_check(arg, (size_t)size, 1, name);
+  }
+}
+
 typedef int (*vsscanf_t)(const char *, const char *, va_list);
-#define SCAN(name, vname)                                                  \
+/* SCAN(name, vname, fallback, gnu_a): sscanf-style `name` and vsscanf-style
+ * `vname`; `fallback` is called if libc lacks vname (the __isoc23 forms
+ * before glibc 2.38); gnu_a: %as is GNU's allocating %s (the pre-C99
+ * names only). */
+#define SCAN(name, vname, fallback, gnu_a)                                 \
+  static vsscanf_t __copier_san_real_##vname(void) {                        \
+    static vsscanf_t f;                                                    \
+    if (!f)                                                                \
+      f = (vsscanf_t)dlsym(RTLD_NEXT, #vname);                             \
+    if (!f)                                                                \
+      f = (vsscanf_t)dlsym(RTLD_NEXT, #fallback);                          \
+    return f;                                                              \
+  }                                                                        \
   int vname(const char *s, const char *fmt, va_list ap) {                  \
-    REAL(vsscanf_t, vname);                                                \
+    vsscanf_t real = __copier_san_real_##vname();                          \
     __copier_san_intercept_check(s, __copier_san_scan_strlen(s) + 1, 0, #vname); \
-    return real_##vname(s, fmt, ap);                                       \
+    va_list aq;                                                            \
+    va_copy(aq, ap);                                                       \
+    int r = real(s, fmt, ap);                                              \
+    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a);                  \
+    va_end(aq);                                                            \
+    return r;                                                              \
   }                                                                        \
   int name(const char *s, const char *fmt, ...) {                          \
-    REAL(vsscanf_t, vname);                                                \
+    vsscanf_t real = __copier_san_real_##vname();                          \
     __copier_san_intercept_check(s, __copier_san_scan_strlen(s) + 1, 0, #name); \
-    va_list ap;                                                            \
+    va_list ap, aq;                                                        \
     va_start(ap, fmt);                                                     \
-    int r = real_##vname(s, fmt, ap);                                      \
+    va_copy(aq, ap);                                                       \
+    int r = real(s, fmt, ap);                                              \
+    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a);                   \
+    va_end(aq);                                                            \
     va_end(ap);                                                            \
     return r;                                                              \
   }
 
-SCAN(sscanf, vsscanf)
-SCAN(__isoc99_sscanf, __isoc99_vsscanf)
+SCAN(sscanf, vsscanf, vsscanf, 1)
+SCAN(__isoc99_sscanf, __isoc99_vsscanf, __isoc99_vsscanf, 0)
+SCAN(__isoc23_sscanf, __isoc23_vsscanf, __isoc99_vsscanf, 0)
