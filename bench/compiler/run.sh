@@ -15,7 +15,8 @@
 #  4. the cost model's trade (bench/compiler/overlap.c): amemcpy + W
 #     instructions of independent work + csync against memcpy + the same
 #     work, for 16 KiB - 1 MiB and W = 0 - 16384: where the asynchronous
-#     copy starts to pay (-copiergen-min-overlap's default is far below).
+#     copy starts to pay (-copiergen-min-overlap's default, 256, is well
+#     below).
 #
 #   ONLY=redis|copy_parse|pbc|overlap runs one benchmark
 #
