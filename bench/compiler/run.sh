@@ -12,7 +12,12 @@
 #     without the pass): ns per unpack+consume round.
 #
 #   bench/compiler/run.sh [REPS]      (default 5; Redis uses REDIS_REPS, default min(REPS,3))
-#   ONLY=redis|copy_parse|pbc         runs one benchmark
+#  4. the cost model's trade (bench/compiler/overlap.c): amemcpy + W
+#     instructions of independent work + csync against memcpy + the same
+#     work, for 16 KiB - 1 MiB and W = 0 - 16384: where the asynchronous
+#     copy starts to pay (-copiergen-min-overlap's default is far below).
+#
+#   ONLY=redis|copy_parse|pbc|overlap runs one benchmark
 #
 # Needs the real plugin and runtime (cargo build --release) and fetches
 # Debian sources through testsuite/thirdparty/run.sh. Prints one line per
@@ -126,6 +131,20 @@ done
 a=$(median <"$OUT/pbc.A.ns"); b=$(median <"$OUT/pbc.B.ns")
 report "protobuf-c unpack (16 x 256 KiB bytes fields): time with/without pass = $(ratio "$a" "$b") (median $((${b%.*} / 1000)) us vs $((${a%.*} / 1000)) us per message)"
 rm -f "$OUT"/pbc.*.ns
+fi
+
+# ---- 4. cost model: overlap needed before amemcpy pays -------------------------
+if [ -z "$ONLY" ] || [ "$ONLY" = overlap ]; then
+clang-22 -O2 -I"$COPIER_ROOT/runtime/include" "$HERE/overlap.c" "$COPIER_ROOT/target/release/libcopier.a" \
+  -lpthread -ldl -lm -o "$OUT/overlap"
+for bytes in 16384 65536 262144 1048576; do
+  line="overlap $((bytes / 1024)) KiB: amemcpy+work+csync / memcpy+work ="
+  for w in 0 64 256 1024 4096 16384; do
+    r=$("$OUT/overlap" "$bytes" "$w" "$((REPS * 20 + 1))" | sed -n 's/.*ratio=\([0-9.]*\).*/\1/p')
+    line="$line $r (W=$w)"
+  done
+  report "$line"
+done
 fi
 
 [ -n "$ONLY" ] || { echo "# bench/compiler/run.sh $REPS on $(date -u +%Y-%m-%d), $(nproc) cores; ratios are with-pass / without-pass"; cat "$OUT/results.txt"; } >"$results"

@@ -83,10 +83,18 @@ pub static MAX_QUERIES: PluginOption = PluginOption {
 /// variable-length memory intrinsic or a loop without a sync on the way
 /// counts as enough work. 0 rewrites every eligible copy. Overridden by the
 /// pass parameter `copiergen<min-overlap=N>`.
+///
+/// Default 256: `bench/compiler/run.sh` (`ONLY=overlap`) measures
+/// amemcpy + W instructions of independent straight-line work + csync
+/// against memcpy + the same work; on the 2-core reference VM the
+/// asynchronous copy of 16-256 KiB was 2.3x-1.5x slower at W = 256 and
+/// still 1.03x-1.07x slower at W = 16384 (a submission and a waiting csync
+/// cost far more than a few hundred instructions), so 256 keeps only copies
+/// whose overlap surely cannot pay for the submission.
 pub static MIN_OVERLAP: PluginOption = PluginOption {
     name: "copiergen-min-overlap",
     help: "Keep a copy synchronous when its whole-copy sync follows on every path after fewer than this many instructions of work, no call or loop (0: never)",
-    default: OptionDefault::Uint(16),
+    default: OptionDefault::Uint(256),
 };
 
 /// `-copiergen-max-narrow=N`: a function that would need more than N

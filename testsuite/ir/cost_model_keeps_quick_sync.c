@@ -1,6 +1,6 @@
 // OPTFLAGS: -copiergen-min-overlap=16
 // EXPECT-ASYNC: no
-// The cost model (default -copiergen-min-overlap=16) keeps a copy
+// The cost model (here -copiergen-min-overlap=16) keeps a copy
 // synchronous when its whole-copy sync follows on every path after a few
 // instructions, with no call and no loop in between, even across
 // conditional branches and switches: protobuf-c's bytes-field unpack

@@ -1,6 +1,6 @@
 // OPTFLAGS: -copiergen-min-overlap=16
 // EXPECT-ASYNC: no
-// With the default -copiergen-min-overlap=16: copies whose whole-copy sync
+// With -copiergen-min-overlap=16: copies whose whole-copy sync
 // comes right after them (returned at once, handed to a call at once) stay
 // synchronous memcpy, since nothing would overlap them (missed remark
 // NoOverlap).
