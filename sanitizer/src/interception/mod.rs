@@ -53,6 +53,7 @@ pub const INTERCEPTED: &[&str] = &[
     "memrchr", "strspn", "strcspn", "strpbrk", "strcasecmp", "strncasecmp", "strcoll",
     "read", "pread", "pread64", "write", "pwrite", "pwrite64", "send", "sendto", "recv", "recvfrom",
     "fread", "fwrite", "__read_chk", "__fread_chk", "puts", "fputs",
+    "fmemopen", "open_memstream", "open_wmemstream", "setvbuf", "setbuffer", "setbuf",
     "printf", "fprintf", "dprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vdprintf", "vsprintf", "vsnprintf",
     "__printf_chk", "__fprintf_chk", "__dprintf_chk", "__sprintf_chk", "__snprintf_chk",
     "__vprintf_chk", "__vfprintf_chk", "__vdprintf_chk", "__vsprintf_chk", "__vsnprintf_chk",
