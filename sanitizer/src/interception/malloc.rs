@@ -117,17 +117,29 @@ fn enomem() -> *mut c_void {
     core::ptr::null_mut()
 }
 
-/// Interceptor of `malloc`.
-///
-/// # Safety
-/// As `malloc`.
-#[no_mangle]
-pub unsafe extern "C" fn malloc(n: usize) -> *mut c_void {
-    if n > MAX_REQUEST {
-        return enomem();
-    }
-    // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-    unsafe { with_footer(__libc_malloc(n + FOOTER), n) }
+/// Defines interceptors of allocators `fn(n) -> p`: glibc's `__libc_*`
+/// entry allocates `n + FOOTER` bytes and the footer records `n`.
+macro_rules! sized_alloc {
+    ($($name:ident = $libc:ident;)*) => {$(
+        #[doc = concat!("Interceptor of `", stringify!($name), "`.")]
+        ///
+        /// # Safety
+        /// As the C function.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(n: usize) -> *mut c_void {
+            if n > MAX_REQUEST {
+                return enomem();
+            }
+            // SAFETY: forwarded contract; the block has n + FOOTER bytes.
+            unsafe { with_footer($libc(n + FOOTER), n) }
+        }
+    )*};
+}
+
+sized_alloc! {
+    malloc = __libc_malloc;
+    valloc = __libc_valloc;
+    pvalloc = __libc_pvalloc;
 }
 
 /// Interceptor of `calloc`.
@@ -239,32 +251,6 @@ pub unsafe extern "C" fn posix_memalign(memptr: *mut *mut c_void, align: usize, 
     // SAFETY: memptr is writable (caller's contract).
     unsafe { *memptr = p };
     0
-}
-
-/// Interceptor of `valloc`.
-///
-/// # Safety
-/// As `valloc`.
-#[no_mangle]
-pub unsafe extern "C" fn valloc(n: usize) -> *mut c_void {
-    if n > MAX_REQUEST {
-        return enomem();
-    }
-    // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-    unsafe { with_footer(__libc_valloc(n + FOOTER), n) }
-}
-
-/// Interceptor of `pvalloc`.
-///
-/// # Safety
-/// As `pvalloc`.
-#[no_mangle]
-pub unsafe extern "C" fn pvalloc(n: usize) -> *mut c_void {
-    if n > MAX_REQUEST {
-        return enomem();
-    }
-    // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-    unsafe { with_footer(__libc_pvalloc(n + FOOTER), n) }
 }
 
 /// Interceptor of `malloc_usable_size`: the requested size (0 for null).

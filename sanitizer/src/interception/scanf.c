@@ -9,7 +9,8 @@
  * and the first r assigning conversions (r = the real call's result) and
  * the %n directives among them are checked over the bytes they wrote —
  * %d and friends by their length modifier, %c by its width, %s and %[ by
- * the string stored (NUL included), %m/GNU %a by the pointer. A positional
+ * the string stored (NUL included; at most the input's length), %m/GNU %a
+ * by the pointer. A positional
  * (%1$d) or unknown directive stops the check there, as in ASan.
  * <stdio.h> is not included: it renames sscanf to __isoc99_sscanf, which is
  * defined here too. */
@@ -17,10 +18,11 @@
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <locale.h>
 #include <wchar.h>
 
 void __copier_san_intercept_check(const void *p, size_t n, int is_write, const char *name);
-void __copier_san_parsed(const char *name, const char *s, char *end, char **endptr);
+void __copier_san_parsed(const char *name, const void *s, void *end, size_t unit, void *endptr);
 
 #define REAL(type, name)                                                   \
   static type real_##name;                                                 \
@@ -33,21 +35,37 @@ static size_t __copier_san_scan_strlen(const char *s) {
     n++;
   return n;
 }
-static size_t __copier_san_scan_wcslen(const wchar_t *s) {
+static size_t __copier_san_scan_strnlen(const char *s, size_t max) {
   size_t n = 0;
-  while (((const volatile wchar_t *)s)[n])
+  while (n < max && ((const volatile char *)s)[n])
+    n++;
+  return n;
+}
+static size_t __copier_san_scan_wcsnlen(const wchar_t *s, size_t max) {
+  size_t n = 0;
+  while (n < max && ((const volatile wchar_t *)s)[n])
     n++;
   return n;
 }
 
-typedef long double (*strtold_t)(const char *, char **);
-long double strtold(const char *s, char **endptr) {
-  REAL(strtold_t, strtold);
-  char *end = 0;
-  long double r = real_strtold(s, &end);
-  __copier_san_parsed("strtold", s, end, endptr);
-  return r;
-}
+/* The long double parsers: fn(s, endptr[, loc]) over char or wchar_t. */
+#define LDPARSER(name, ch, params, args)                                   \
+  typedef long double (*name##_t) params;                                  \
+  long double name params {                                                \
+    REAL(name##_t, name);                                                  \
+    ch *end = 0;                                                           \
+    void *keep = endptr;                                                   \
+    endptr = &end;                                                         \
+    long double r = real_##name args;                                      \
+    __copier_san_parsed(#name, s, end, sizeof(ch), keep);                  \
+    return r;                                                              \
+  }
+LDPARSER(strtold, char, (const char *s, char **endptr), (s, endptr))
+LDPARSER(strtold_l, char, (const char *s, char **endptr, locale_t loc), (s, endptr, loc))
+LDPARSER(__strtold_l, char, (const char *s, char **endptr, locale_t loc), (s, endptr, loc))
+LDPARSER(wcstold, wchar_t, (const wchar_t *s, wchar_t **endptr), (s, endptr))
+LDPARSER(wcstold_l, wchar_t, (const wchar_t *s, wchar_t **endptr, locale_t loc), (s, endptr, loc))
+LDPARSER(__wcstold_l, wchar_t, (const wchar_t *s, wchar_t **endptr, locale_t loc), (s, endptr, loc))
 
 /* Bytes a scanf conversion stored through its argument: > 0 a fixed size,
  * SCAN_STR a char string (strlen + 1 after the call), SCAN_WSTR a wide one,
@@ -154,7 +172,11 @@ static long __copier_san_scan_size(const struct scan_dir *d) {
 
 /* After a scanf-family call that returned r: check the outputs it stored
  * (arguments taken from ap). */
-static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list ap, int r, int gnu_a) {
+/* A stored string has at most in_len characters (each consumed at least
+ * one input byte): its length is measured within that bound, since a
+ * pending copy may overwrite a string stored into its destination (the
+ * very bug reported) before it is measured. */
+static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list ap, int r, int gnu_a, size_t in_len) {
   long left = r;
   for (const char *p = fmt; p && *p;) {
     if (*p++ != '%')
@@ -178,9 +200,9 @@ static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list
     if (left < 0)
       return;
     if (size == SCAN_STR)
-      size = (long)__copier_san_scan_strlen((const char *)arg) + 1;
+      size = (long)__copier_san_scan_strnlen((const char *)arg, in_len) + 1;
     else if (size == SCAN_WSTR)
-      size = (long)(__copier_san_scan_wcslen((const wchar_t *)arg) + 1) * (long)sizeof(wchar_t);
+      size = (long)(__copier_san_scan_wcsnlen((const wchar_t *)arg, in_len) + 1) * (long)sizeof(wchar_t);
     __copier_san_intercept_check(arg, (size_t)size, 1, name);
   }
 }
@@ -201,22 +223,24 @@ typedef int (*vsscanf_t)(const char *, const char *, va_list);
   }                                                                        \
   int vname(const char *s, const char *fmt, va_list ap) {                  \
     vsscanf_t real = __copier_san_real_##vname();                          \
-    __copier_san_intercept_check(s, __copier_san_scan_strlen(s) + 1, 0, #vname); \
+    size_t in_len = __copier_san_scan_strlen(s);                           \
+    __copier_san_intercept_check(s, in_len + 1, 0, #vname);                \
     va_list aq;                                                            \
     va_copy(aq, ap);                                                       \
     int r = real(s, fmt, ap);                                              \
-    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a);                  \
+    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a, in_len);          \
     va_end(aq);                                                            \
     return r;                                                              \
   }                                                                        \
   int name(const char *s, const char *fmt, ...) {                          \
     vsscanf_t real = __copier_san_real_##vname();                          \
-    __copier_san_intercept_check(s, __copier_san_scan_strlen(s) + 1, 0, #name); \
+    size_t in_len = __copier_san_scan_strlen(s);                           \
+    __copier_san_intercept_check(s, in_len + 1, 0, #name);                 \
     va_list ap, aq;                                                        \
     va_start(ap, fmt);                                                     \
     va_copy(aq, ap);                                                       \
     int r = real(s, fmt, ap);                                              \
-    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a);                   \
+    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a, in_len);           \
     va_end(aq);                                                            \
     va_end(ap);                                                            \
     return r;                                                              \

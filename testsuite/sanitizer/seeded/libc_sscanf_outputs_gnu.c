@@ -10,6 +10,7 @@
 // EXPECT-STDERR: WRITE of size 8 at
 // EXPECT-STDERR: (in a call to sscanf)
 // EXPECT-STDERR: WRITE of size 24 at
+// EXPECT-STDERR: to the source of a pending copy
 // EXPECT-STDERR: WRITE of size 12 at
 // sscanf outputs, the other names and forms: C23's __isoc23_sscanf
 // (glibc >= 2.38 headers; older libcs lack it and the interceptor falls
@@ -29,7 +30,7 @@ int main(void) {
   k += __isoc23_sscanf(text, "%d", (int *)(dst + 8)); /* BUG: write-before-csync */
   k += sscanf(text, "%*d %ms", (char **)(dst + 16));
   k += gnu89_sscanf(text, "%*d %as", (char **)(dst + 32));
-  k += sscanf(text, "%*d %ls", (wchar_t *)(dst + 64));
+  k += sscanf(text, "%*d %ls", (wchar_t *)(src + 64)); /* a pending source */
   k += sscanf(text, "%*d %3lc", (wchar_t *)(dst + 128));
   csync_all();
   /* The copy has now overwritten the outputs (the bug reported): the
