@@ -183,3 +183,35 @@ int main(int argc, char **argv) {
         assert!(!r.contains(&u64::MAX.to_string()), "impossible length printed: {r}");
     }
 }
+
+/// A copy followed by `work` dependent adds, then the return (where the
+/// copy is waited for).
+fn copy_then_straight_line(work: usize) -> String {
+    let mut s = String::from("define i64 @f(ptr %dst, ptr %src, i64 %n) {\n");
+    s += "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 %n, i1 false)\n  %v0 = add i64 %n, 0\n";
+    for i in 1..work {
+        s += &format!("  %v{i} = add i64 %v{}, {i}\n", i - 1);
+    }
+    s += &format!("  ret i64 %v{}\n}}\ndeclare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n", work - 1);
+    s
+}
+
+#[test]
+fn cost_model_default_and_parameter_bound_the_straight_line_work() {
+    // Default -copiergen-min-overlap=256: 255 instructions before the
+    // return keep the copy synchronous, 256 do not.
+    let kept = run_opt(&copy_then_straight_line(255), "copiergen,verify", &[]);
+    assert!(!kept.ir.contains("amemcpy"), "{:#?}", kept.remarks);
+    let remark = kept.remarks.iter().find(|r| r.contains("stays synchronous")).expect("a NoOverlap remark");
+    assert!(
+        remark.contains("before return after at most 255 instructions of work on every path (no call, no loop; fewer than 256, -copiergen-min-overlap)"),
+        "{remark}"
+    );
+    let rewritten = run_opt(&copy_then_straight_line(256), "copiergen,verify", &[]);
+    assert_eq!(rewritten.ir.matches("call ptr @amemcpy").count(), 1, "{:#?}", rewritten.remarks);
+    // The pass parameter overrides the option; 0 turns the model off.
+    let param = run_opt(&copy_then_straight_line(255), "copiergen<min-overlap=0>,verify", &[]);
+    assert_eq!(param.ir.matches("call ptr @amemcpy").count(), 1);
+    let option = run_opt(&copy_then_straight_line(20), "copiergen,verify", &["-copiergen-min-overlap=21".to_owned()]);
+    assert!(!option.ir.contains("amemcpy"));
+}
