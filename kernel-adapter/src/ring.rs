@@ -81,6 +81,15 @@ impl<T> Ring<T> {
         Some(head)
     }
 
+    /// Producer only: position `pos + k`, if its slot is free by the
+    /// producer's cached view of `tail` (its last task retired), else
+    /// `None`. For prefetching the slot a later push fills.
+    #[inline]
+    pub fn free_ahead(&self, pos: u64, k: u64) -> Option<u64> {
+        let p = pos + k;
+        (p - self.tail_cache.load(Ordering::Relaxed) < self.mask + 1).then_some(p)
+    }
+
     /// Producer only: make position `pos` (from [`Ring::reserve`]) visible to
     /// the consumer. `Release` pairs with the `Acquire` in [`Ring::head`].
     #[inline]
