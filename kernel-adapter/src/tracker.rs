@@ -27,7 +27,11 @@
 //! source), provided that source has no pending writer and does not overlap
 //! `B`'s destination. `B` then has no edge on `A` for the piece and is
 //! registered as a reader of that source, so a later write to it waits for
-//! `B`. Pieces whose writer already completed are read normally.
+//! `B`. It also stays a reader of the piece of its own source, exactly as
+//! without absorption: in the program's view `B` reads `A`'s destination,
+//! so a csync there waits for `B` — a program that csyncs `A`'s destination
+//! may then write or free `A`'s source, which `B` really reads. Pieces whose
+//! writer already completed are read normally.
 //!
 //! Absorption keeps a task's reads one-to-one: a piece is absorbed only if
 //! its effective source overlaps neither the task's own source range nor a
@@ -57,8 +61,8 @@
 //!   (`B` waits for `A`, so `A`'s own execution faults first).
 //!
 //! A failed copy ([`Tracker::note_failed`]) is remembered after its slot is
-//! reused, and the copies that absorbed from it are registered as readers
-//! of the pieces of their own source they now read, so a write there
+//! reused. The copies that absorbed from it are already readers of the
+//! pieces of their own source they now read (see above), so a write there
 //! ingested later waits for them. Limits: a piece `B` copied before `A`
 //! faulted keeps the bytes of `A`'s source (as if that part of `A` had
 //! completed first); a write into `A`'s destination ingested before `A`
@@ -245,19 +249,6 @@ impl RangeMap {
             self.cover(lo, hi, |s, r| {
                 debug_assert!(r.readers.last().is_none_or(|l| l.seq <= a.seq), "readers out of ingest order");
                 r.readers.push(shift_acc(a, s - lo));
-            });
-        }
-    }
-
-    /// Record `a.t` as a reader of `[lo, hi)` (task offset `a.off` at `lo`)
-    /// after it was ingested: inserted in ingest order among the readers.
-    /// A task must not already read a byte of `[lo, hi)`.
-    pub fn insert_reader(&mut self, lo: usize, hi: usize, a: Acc) {
-        if lo < hi {
-            self.cover(lo, hi, |s, r| {
-                let i = r.readers.partition_point(|x| x.seq < a.seq);
-                debug_assert!(r.readers.get(i).is_none_or(|x| x.seq != a.seq), "task already reads the run");
-                r.readers.insert(i, shift_acc(a, s - lo));
             });
         }
     }
@@ -561,6 +552,9 @@ impl Tracker {
                 ext.redirects.push(Redirect { off: t_off + o, len: l, src: addr, from: w.t, from_off: w.off + o, owner });
                 COUNTERS.absorbed_bytes.fetch_add(l as u64, Ordering::Relaxed);
                 reads.push((addr, l, t_off + o));
+                // still a reader of its own source piece, as without
+                // absorption (module docs)
+                reads.push((x + o, l, t_off + o));
             } else {
                 ext.edges.push(Edge { t: w.t, t_off: t_off + o, e_off: w.off + o, len: l });
                 reads.push((x + o, l, t_off + o));
@@ -570,38 +564,11 @@ impl Tracker {
 
     /// The copy `t` (ingested, not retired) finished with a fault
     /// ([`FAILED`](crate::desc::FAILED); called before its segments are
-    /// completed): remember it for `exec_bytes` after its slot is reused,
-    /// and register every pending copy whose redirects it owns as a reader
-    /// of the pieces of its own source those redirects covered, which that
-    /// copy reads now (module docs, "Absorption and faults"): a write there
-    /// ingested later waits for it.
+    /// completed): remember it for `exec_bytes` after its slot is reused
+    /// (module docs, "Absorption and faults").
     pub fn note_failed(&mut self, t: TaskRef) {
-        let e = entry(t);
-        if e.desc.pos() != t.pos {
+        if entry(t).desc.pos() != t.pos {
             return;
-        }
-        // the owner's redirected pieces lie in its own source; copies that
-        // absorbed them are registered readers there
-        let (s, n) = (e.src(), e.len());
-        let mut readers: Vec<Acc> = Vec::new();
-        self.map.visit(s, s + n, |_, _, _, rs| {
-            for r in rs {
-                if r.t != t && !readers.iter().any(|x| x.t == r.t) {
-                    readers.push(r);
-                }
-            }
-        });
-        for r in readers {
-            let re = entry(r.t);
-            if re.desc.pos() != r.t.pos || re.desc.flags() & RETIRED != 0 {
-                continue;
-            }
-            // SAFETY: under the tracker lock; ext is written only at ingest.
-            let rext = unsafe { &*re.ext.get() };
-            for x in rext.redirects.iter().filter(|x| x.owner == t) {
-                let src = re.src() + x.off;
-                self.map.insert_reader(src, src + x.len, Acc { t: r.t, seq: r.seq, off: x.off });
-            }
         }
         // a copy that may hold a redirect owned by a failed one was ingested
         // before that failure: keep the entries newer than the oldest
@@ -981,32 +948,19 @@ mod tests {
         assert_eq!(got, vec![(0, 5, 1005, None), (5, 10, 5000, Some(1)), (15, 10, 1020, None), (25, 5, 7000, Some(3))]);
     }
 
-    /// A copy registered as a reader after its ingest (a failed copy's
-    /// absorber, `Tracker::note_failed`) lands in ingest order, so a later
-    /// retire still finds every entry by binary search.
+    /// `min_seq` (pruning of the failed-copy record) follows the oldest
+    /// task with an access left in the index.
     #[test]
-    fn insert_reader_keeps_ingest_order() {
+    fn min_seq_is_the_oldest_access() {
         let mut m = RangeMap::new();
+        assert_eq!(m.min_seq(), None);
         m.add_writer(0, 100, acc(1, 0));
         m.add_reader(0, 100, acc(3, 0));
         m.add_reader(50, 150, acc(5, 0));
         assert_eq!(m.min_seq(), Some(1));
-        m.insert_reader(40, 120, acc(2, 7));
-        let mut seen = Vec::new();
-        m.visit(0, 200, |a, b, _, r| seen.push((a, b, r.map(|x| (x.t.pos, x.off)).collect::<Vec<_>>())));
-        assert_eq!(
-            seen,
-            vec![
-                (0, 40, vec![(3, 0)]),
-                (40, 50, vec![(2, 7), (3, 40)]),
-                (50, 100, vec![(2, 17), (3, 50), (5, 0)]),
-                (100, 120, vec![(2, 67), (5, 50)]),
-                (120, 150, vec![(5, 70)]),
-            ]
-        );
         m.remove(0, 200, tr(1), 1);
-        assert_eq!(m.min_seq(), Some(2));
-        for p in [2, 3, 5] {
+        assert_eq!(m.min_seq(), Some(3));
+        for p in [3, 5] {
             m.remove(0, 200, tr(p), p);
         }
         assert!(m.is_empty());
