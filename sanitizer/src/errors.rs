@@ -26,6 +26,12 @@ pub enum Access {
     Write,
     /// Freed or unmapped the block.
     Free,
+    /// Returned from (or unwound out of) the function whose stack frame
+    /// holds the bytes.
+    Return,
+    /// Ended the scope (`llvm.lifetime.end`) of the stack variable holding
+    /// the bytes.
+    ScopeEnd,
 }
 
 /// A copy as it was when the error happened.
@@ -80,6 +86,12 @@ pub struct WriteBeforeCsync(pub Common);
 pub struct SourceWriteBeforeCsync(pub Common);
 /// Freeing (free, realloc, munmap) memory a pending copy reads or writes.
 pub struct FreeBeforeCsync(pub Common);
+/// A function returned while a pending copy still writes or reads a stack
+/// variable of its frame (the copy would land in, or read, a dead frame).
+pub struct ReturnBeforeCsync(pub Common);
+/// A stack variable's scope ended while a pending copy still writes or
+/// reads it.
+pub struct ScopeEndBeforeCsync(pub Common);
 /// A copy whose destination and source overlap, submitted through an entry
 /// point that does not allow overlap (`amemcpy`, `amemcpy_lazy`,
 /// `amemcpy_handler`, `copier_submit` without `COPIER_MOVE`), as ASan's
@@ -155,6 +167,44 @@ impl ErrorReport for FreeBeforeCsync {
     fn access_line(&self) -> String {
         let c = &self.0;
         format!("FREE of {} bytes at {:#x} thread T{}{}", c.size, c.addr, c.thread, via(c))
+    }
+}
+
+impl ErrorReport for ReturnBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "return-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!(
+            "RETURN from the function (frame #0) whose stack frame holds [{:#x}, {:#x}) ({} bytes) thread T{}",
+            c.addr,
+            c.addr + c.size,
+            c.size,
+            c.thread
+        )
+    }
+}
+
+impl ErrorReport for ScopeEndBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "scope-end-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!(
+            "END OF SCOPE of the stack variable [{:#x}, {:#x}) ({} bytes) of frame #0 thread T{}",
+            c.addr,
+            c.addr + c.size,
+            c.size,
+            c.thread
+        )
     }
 }
 
@@ -400,6 +450,10 @@ fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<Stri
         s.push_str(&sh);
     }
     let hint = match (e.kind(), c.role) {
+        ("return-before-csync" | "scope-end-before-csync", _) => format!(
+            "csync({:#x}, {}) (or csync_all) before the stack variable's frame or scope ends: a copy must not outlive its stack buffer",
+            c.addr, c.size
+        ),
         ("memcpy-param-overlap", _) => "use amemmove (or copier_submit with COPIER_MOVE) for overlapping ranges".to_string(),
         (_, Role::Destination) => format!("csync({:#x}, {}) (or csync_all/copier_wait) before this access", c.addr, c.size),
         (_, Role::Source) => format!("csync the source ({:#x}, {}) or the copy's destination before this access", c.addr, c.size),

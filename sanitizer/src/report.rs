@@ -38,7 +38,7 @@ pub fn write_stderr(s: &str) {
 fn forbidden(access: Access) -> u8 {
     match access {
         Access::Read => DST_BITS,
-        Access::Write | Access::Free => ALL_BITS,
+        Access::Write | Access::Free | Access::Return | Access::ScopeEnd => ALL_BITS,
     }
 }
 
@@ -88,7 +88,7 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
         let not_own = |c: &crate::tracker::PendingCopy| !own(c);
         let hit = match access {
             Access::Read => t.culprit(Role::Destination, addr, len, not_own).map(|h| (h, Role::Destination)),
-            Access::Write | Access::Free => t
+            Access::Write | Access::Free | Access::Return | Access::ScopeEnd => t
                 .culprit(Role::Destination, addr, len, not_own)
                 .map(|h| (h, Role::Destination))
                 .or_else(|| t.culprit(Role::Source, addr, len, not_own).map(|h| (h, Role::Source))),
@@ -118,6 +118,8 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
         (Access::Write, Role::Destination) => Box::new(errors::WriteBeforeCsync(common)),
         (Access::Write, Role::Source) => Box::new(errors::SourceWriteBeforeCsync(common)),
         (Access::Free, _) => Box::new(errors::FreeBeforeCsync(common)),
+        (Access::Return, _) => Box::new(errors::ReturnBeforeCsync(common)),
+        (Access::ScopeEnd, _) => Box::new(errors::ScopeEndBeforeCsync(common)),
     };
     emit(&*e, recover);
 }
