@@ -440,9 +440,11 @@ fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<Stri
             let loc = match (&f.file, f.line) {
                 (Some(file), Some(line)) => format!("{file}:{line}"),
                 (Some(file), None) => file.clone(),
-                _ => format!("({:#x})", f.ip),
+                _ => stack::module_offset(f.ip).unwrap_or_else(|| format!("({:#x})", f.ip)),
             };
-            s.push_str(&format!("SUMMARY: CopierSanitizer: {} {} in {}\n", e.kind(), loc, f.name.as_deref().unwrap_or("<unknown>")));
+            // Unsymbolized: the location alone, as ASan's SUMMARY.
+            let name = f.name.as_deref().filter(|_| f.shown).map(|n| format!(" in {n}")).unwrap_or_default();
+            s.push_str(&format!("SUMMARY: CopierSanitizer: {} {}{}\n", e.kind(), loc, name));
         }
         None => s.push_str(&format!("SUMMARY: CopierSanitizer: {}\n", e.kind())),
     }

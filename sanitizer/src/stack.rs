@@ -40,15 +40,30 @@ pub struct Sym {
     pub col: Option<u32>,
     /// True for the outermost symbol at this ip (the physical function).
     pub physical: bool,
+    /// False when `symbolize=0`: `name` (of the physical function, if the
+    /// symbol table has it) is used only to drop the sanitizer's and the
+    /// runtime's own frames, and is not printed.
+    pub shown: bool,
 }
 
 /// Symbolize return addresses; the symbols of one address come innermost
-/// (inlined) first, physical last.
+/// (inlined) first, physical last. With `symbolize` false, one frame per
+/// address whose function name (from the symbol table, not printed: see
+/// [`Sym::shown`]) still lets the report drop the sanitizer's and the
+/// runtime's own frames.
 pub fn symbolize(ips: &[usize], symbolize: bool) -> Vec<Sym> {
     let mut out = Vec::new();
     for &ip in ips {
         let mut syms = Vec::new();
-        if symbolize && ip > 1 {
+        if !symbolize {
+            let mut name = None;
+            if ip > 1 {
+                backtrace::resolve((ip - 1) as *mut c_void, |s| name = s.name().map(|n| format!("{n:#}")));
+            }
+            out.push(Sym { ip, name, physical: true, ..Sym::default() });
+            continue;
+        }
+        if ip > 1 {
             // Return addresses point after the call: look up the call itself.
             backtrace::resolve((ip - 1) as *mut c_void, |s| {
                 syms.push(Sym {
@@ -58,6 +73,7 @@ pub fn symbolize(ips: &[usize], symbolize: bool) -> Vec<Sym> {
                     line: s.lineno(),
                     col: s.colno(),
                     physical: false,
+                    shown: true,
                 });
             });
         }
@@ -77,11 +93,54 @@ pub fn function_at(ip: usize) -> Option<String> {
     symbolize(&[ip], true).into_iter().rfind(|s| s.physical).and_then(|s| s.name)
 }
 
-/// Print frames as ASan does: `    #0 0x55d4… in main file.c:12:5`.
+/// The module (shared object or executable path) that maps return address
+/// `ip` and the offset of `ip` in it (`ip - load base`: what `addr2line -e
+/// module` or `llvm-symbolizer --obj=module` takes under ASLR), from
+/// `dladdr`; the executable's path from `/proc/self/exe`.
+pub fn module_of(ip: usize) -> Option<(String, usize)> {
+    if ip < 2 {
+        return None;
+    }
+    // SAFETY: dladdr only reads the loader's tables; `info` is written by
+    // it and its `dli_fname`, when not null, is a NUL-terminated string
+    // owned by the loader.
+    let (name, base) = unsafe {
+        let mut info: libc::Dl_info = core::mem::zeroed();
+        if libc::dladdr((ip - 1) as *const c_void, &mut info) == 0 || info.dli_fbase.is_null() {
+            return None;
+        }
+        let name = if info.dli_fname.is_null() { String::new() } else { core::ffi::CStr::from_ptr(info.dli_fname).to_string_lossy().into_owned() };
+        (name, info.dli_fbase as usize)
+    };
+    let name = if name.is_empty() || !name.contains('/') {
+        std::fs::read_link("/proc/self/exe").map(|p| p.display().to_string()).unwrap_or(name)
+    } else {
+        name
+    };
+    Some((name, ip - base))
+}
+
+/// `(module+0xoffset)` of `ip`, as ASan prints an unsymbolized frame.
+pub fn module_offset(ip: usize) -> Option<String> {
+    module_of(ip).map(|(m, off)| format!("({m}+{off:#x})"))
+}
+
+/// Print frames as ASan does: `    #0 0x55d4… in main file.c:12:5`; a frame
+/// without a source file (or every frame with `symbolize=0`) also gets its
+/// `(module+0xoffset)`.
 pub fn format(frames: &[Sym]) -> String {
     let mut s = String::new();
     for (i, f) in frames.iter().enumerate() {
+        if !f.shown {
+            s.push_str(&format!("    #{i} {:#x}  {}\n", f.ip, module_offset(f.ip).unwrap_or_else(|| "(<unknown module>)".into())));
+            continue;
+        }
         s.push_str(&format!("    #{i} {:#x} in {}", f.ip, f.name.as_deref().unwrap_or("<unknown>")));
+        if f.file.is_none() {
+            if let Some(m) = module_offset(f.ip) {
+                s.push_str(&format!(" {m}"));
+            }
+        }
         if let Some(file) = &f.file {
             s.push_str(&format!(" {file}"));
             if let Some(l) = f.line {

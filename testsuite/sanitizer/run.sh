@@ -287,6 +287,33 @@ if build_hand "$SAN/ok/basic.c" "$OUT/$n"; then
   if [ $rc = 0 ] && grep -q "WARNING: CopierSanitizer: bad value 'abc' for flag 'halt_on_error'" "$OUT/$n2.err"; then ok "$n2" "warned, ran on"; else bad "$n2" "exit $rc" "$OUT/$n2.err"; fi
 fi
 
+# symbolize=0: no sanitizer or runtime frame in either stack (frame #0 is
+# the user's code in the executable) and every frame is (module+0xoffset),
+# which llvm-symbolizer turns back into the BUG line offline (ASLR-proof).
+n=flags-symbolize-0
+if [ $have_pass = 1 ] && build_hand "$SAN/seeded/read_dst.c" "$OUT/$n"; then
+  set +e
+  COPIER_OPTIONS=symbolize=0 "$OUT/$n" >/dev/null 2>"$OUT/$n.err"
+  set -e
+  bug=$(grep -n 'BUG: ' "$SAN/seeded/read_dst.c" | cut -d: -f1)
+  frame0=$(grep -m1 -E '^    #0 ' "$OUT/$n.err" || true)
+  copy0=$(sed -n '/submitted by thread T0 here:/{n;p;q}' "$OUT/$n.err")
+  off=$(sed -n "s|.*(.*/$n+\(0x[0-9a-f]*\))\$|\1|p" <<<"$frame0")
+  sym=""
+  [ -n "$off" ] && sym=$(llvm-symbolizer-22 --obj="$OUT/$n" "$(printf '%#x' $((off - 1)))" 2>/dev/null | sed -n 2p)
+  if ! grep -Eq "^    #0 0x[0-9a-f]+  \(.*/$n\+0x[0-9a-f]+\)\$" <<<"$frame0"; then
+    bad "$n" "access frame #0 is not the program's (module+offset): $frame0" "$OUT/$n.err"
+  elif ! grep -Eq "^    #0 0x[0-9a-f]+  \(.*/$n\+0x[0-9a-f]+\)\$" <<<"$copy0"; then
+    bad "$n" "copy frame #0 is not the program's (module+offset): $copy0" "$OUT/$n.err"
+  elif [[ "$sym" != *"read_dst.c:$bug:"* ]]; then
+    bad "$n" "llvm-symbolizer maps frame #0 to '$sym', expected read_dst.c:$bug" "$OUT/$n.err"
+  elif grep -q ' in <unknown>$' "$OUT/$n.err" || ! grep -Eq "^SUMMARY: CopierSanitizer: read-before-csync \(.*/$n\+0x[0-9a-f]+\)" "$OUT/$n.err"; then
+    bad "$n" "a frame or the SUMMARY lacks its module+offset" "$OUT/$n.err"
+  else
+    ok "$n" "frames start at the program, symbolized offline to read_dst.c:$bug"
+  fi
+fi
+
 # --sanitize with a sanitizer that shares its shadow or malloc: one-line
 # usage error (exit 2) at build time, no binary.
 for s in address memory thread leak; do
