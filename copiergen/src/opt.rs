@@ -22,8 +22,9 @@ pub struct OptArgs {
     /// Pass pipeline in opt's syntax.
     #[arg(long = "passes", default_value = "copiergen")]
     pub passes: String,
-    /// Rewrite constant-length copies of at least BYTES bytes (as for `cc`).
-    #[arg(long = "copier-threshold", value_name = "BYTES")]
+    /// Rewrite constant-length copies of at least BYTES bytes (as for `cc`;
+    /// k, m, g suffixes).
+    #[arg(long = "copier-threshold", value_name = "BYTES", value_parser = crate::options::parse_size)]
     pub threshold: Option<u64>,
     /// Print remarks for each rewritten copy, csync and missed copy.
     #[arg(long = "copier-remarks")]

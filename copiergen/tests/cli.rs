@@ -204,6 +204,47 @@ fn shared_library_is_self_contained_and_exports_no_runtime() {
     assert!(stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"));
 }
 
+/// Trial findings: `COPIERGEN_SHARED=true`/`yes` was taken as unset (a
+/// static link), anything else silently too; `--copier-shared --sanitize`
+/// dropped --copier-shared; `--copier-threshold=16k` was rejected.
+#[test]
+fn boolean_environment_sanitize_conflict_and_size_suffixes() {
+    let d = scratch("env-bool");
+    write(&d, "t.c", PROG);
+    for v in ["true", "yes", "ON"] {
+        let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", v).args(["cc", "t.c", "-o", "t"]));
+        assert!(out.stderr.is_empty(), "{v}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"), "{v}");
+    }
+    for v in ["0", "off", "false", ""] {
+        let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", v).args(["cc", "t.c", "-o", "t"]));
+        assert!(out.stderr.is_empty(), "{v}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"), "{v}");
+    }
+    // Not a boolean: one warning line, then a static link.
+    let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", "maybe").args(["cc", "t.c", "-o", "t"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("copiergen: warning: COPIERGEN_SHARED='maybe' is not a boolean"), "{err}");
+    assert!(!stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"));
+    // --sanitize cannot honour --copier-shared: refused, exit 2, one line.
+    for shared in [&["--copier-shared"][..], &[]] {
+        let mut c = cmd(COPIERGEN, &d);
+        if shared.is_empty() {
+            c.env("COPIERGEN_SHARED", "yes");
+        }
+        let out = run(c.args(["cc", "--sanitize", "t.c", "-o", "t"]).args(shared));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("copiergen: error: --sanitize with --copier-shared") && err.lines().count() == 1, "{err}");
+    }
+    // Sizes as in COPIER_OPTIONS.
+    ok(cmd(COPIERGEN, &d).args(["cc", "-c", "t.c", "--copier-threshold=16k"]));
+    assert_eq!(plugin_log(&d).lines().last(), Some("t.c 16384"));
+    let out = run(cmd(COPIERGEN, &d).args(["cc", "-c", "t.c", "--copier-threshold=16kb"]));
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn lto_runs_plugin_inside_lld() {
     let d = scratch("lto");
