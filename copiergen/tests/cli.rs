@@ -409,6 +409,14 @@ fn errors_are_one_line_with_distinct_exit_codes() {
     let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "missing.ll", "-o", "x.bc"]));
     assert_eq!(code, 4);
     assert!(msg.contains("missing.ll"), "{msg}");
+    // A module that parses but fails verification: the verifier's message,
+    // naming the instructions, on the one line (trial finding: only "input
+    // module is broken!").
+    write(&d, "dom.ll", "define i32 @f(i32 %a) {\nentry:\n  br label %next\nnext:\n  %y = add i32 %x, 1\n  %x = add i32 %a, 1\n  ret i32 %y\n}\n");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "dom.ll", "-o", "x.bc"]));
+    assert_eq!(code, 4);
+    assert!(msg.contains("dom.ll: not valid LLVM IR: input module is broken!"), "{msg}");
+    assert!(msg.contains("Instruction does not dominate all uses!") && msg.contains("%y = add i32 %x, 1"), "{msg}");
     let (code, _) = failure(cmd(COPIERGEN, &d).args(["frobnicate"]));
     assert_eq!(code, 2);
     // The compiler's own failure keeps its exit status and its diagnostics.
@@ -416,6 +424,17 @@ fn errors_are_one_line_with_distinct_exit_codes() {
     let out = run(cmd(COPIERGEN, &d).args(["cc", "-c", "broken.c"]));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("broken.c:1"));
+    // So does a missing source for `cc` (clang reports it, status 1), as
+    // README's exit status list says; 4 is `copiergen opt`'s (trial finding:
+    // README promised 4 for any missing input).
+    let out = run(cmd(COPIERGEN, &d).args(["cc", "nofile.c"]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nofile.c") && err.contains("no such file") && !err.contains("copiergen:"), "{err}");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme.contains("4 for a `copiergen opt` input that is missing, unreadable or not LLVM IR"), "README's exit status list");
+    assert!(readme.contains("a compiler's own errors (a syntax error, a missing source file) keep its status"), "README's exit status list");
 }
 
 #[test]
