@@ -269,9 +269,11 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // before the first copy: pinning must not touch the service thread
+    let xfer = line_transfer_ns(200_000).map_or("n/a".to_string(), |ns| format!("{ns:.0} ns"));
     copier::ensure_init();
     println!(
-        "# copier-bench: engine {}, {} cpus, load average {}",
+        "# copier-bench: engine {}, {} cpus, load average {}, cache-line transfer cpu0<->cpu1 {xfer}",
         copier::testing::engine_name(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
