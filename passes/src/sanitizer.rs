@@ -78,6 +78,12 @@ pub const LOAD: &str = "__copier_san_load";
 pub const STORE: &str = "__copier_san_store";
 /// Suffix of the variants that never halt the program.
 pub const NOABORT: &str = "_noabort";
+/// `__copier_san_return(addr, size)`: called before a function returns,
+/// once per stack variable whose address escapes to a call.
+pub const RETURN: &str = "__copier_san_return";
+/// `__copier_san_scope_end(addr, size)`: called before `llvm.lifetime.end`
+/// of such a variable in the middle of a function.
+pub const SCOPE_END: &str = "__copier_san_scope_end";
 /// Runtime initializer, called from the module constructor.
 pub const INIT: &str = "__copier_san_init";
 /// ABI version check, called from the module constructor.
@@ -223,6 +229,11 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         }
     }
     let checks = Checks { i64, sized, n };
+    let (Some(frame_end), Some(scope_end)) =
+        (declare(m, &format!("{RETURN}{suffix}"), &[i64, i64], void), declare(m, &format!("{SCOPE_END}{suffix}"), &[i64, i64], void))
+    else {
+        return conflict(cx, RETURN);
+    };
     let ready_end = ready_end_replacement(m);
     let memcpy_ids = [ir::intrinsic_id("llvm.memcpy"), ir::intrinsic_id("llvm.memmove"), ir::intrinsic_id("llvm.memcpy.inline")];
     let memset_ids = [ir::intrinsic_id("llvm.memset"), ir::intrinsic_id("llvm.memset.inline")];
@@ -242,6 +253,9 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
                 }
             }
         }
+        // Before any check is built: the checks' ptrtoint of an alloca
+        // would read as an escape.
+        let vars = escaping_allocas(cx, f);
         let rb = Raw::new(m);
         // Locations are resolved on the CFG as the optimizer left it, before
         // the checks split any block.
@@ -252,10 +266,11 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         for a in &accesses {
             emit_check(&rb, &checks, a);
         }
-        if !accesses.is_empty() {
+        let ends = instrument_frame_ends(&rb, f, &vars, &sites, i64, frame_end, scope_end);
+        if !accesses.is_empty() || ends {
             drop_memory_attrs(f);
         }
-        changed |= !accesses.is_empty();
+        changed |= !accesses.is_empty() || ends;
     }
     add_module_ctor(cx, &b);
     // SAFETY: m is live; the marker is a named metadata node with no operands
@@ -268,6 +283,147 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
     }
     let _ = changed;
     true // the module constructor was added
+}
+
+/// The static stack variables of `f` (allocas in the entry block with a
+/// constant size) whose address escapes to a call: passed (directly or
+/// through GEPs, casts, selects and phis) as an argument of a call that is
+/// not an intrinsic, stored to memory, or turned into an integer. Only those
+/// can be a pending copy's buffer when the frame dies. Returns each with
+/// its size in bytes. (Dynamic allocas are not checked.)
+fn escaping_allocas(cx: &ModuleContext<'_>, f: LLVMValueRef) -> Vec<(LLVMValueRef, u64)> {
+    // SAFETY: f is a live function definition with an entry block.
+    let entry = unsafe { c::LLVMGetEntryBasicBlock(f) };
+    let mut out = Vec::new();
+    for inst in ir::instructions(entry) {
+        if ir::opcode(inst) != LLVMOpcode::LLVMAlloca || !ir::is_ptr_as0(inst) {
+            continue;
+        }
+        let Some(count) = ir::const_int(ir::operand(inst, 0)) else { continue };
+        // SAFETY: inst is an alloca.
+        let ty = unsafe { c::LLVMGetAllocatedType(inst) };
+        let Some(size) = cx.store_size(ty).map(|s| s.saturating_mul(count)).filter(|&s| s > 0) else { continue };
+        if escapes_to_call(inst) {
+            out.push((inst, size));
+        }
+    }
+    out
+}
+
+fn escapes_to_call(alloca: LLVMValueRef) -> bool {
+    let mut seen = vec![alloca];
+    let mut work = vec![alloca];
+    while let Some(v) = work.pop() {
+        for u in ir::users(v) {
+            match ir::opcode(u) {
+                LLVMOpcode::LLVMGetElementPtr
+                | LLVMOpcode::LLVMBitCast
+                | LLVMOpcode::LLVMAddrSpaceCast
+                | LLVMOpcode::LLVMSelect
+                | LLVMOpcode::LLVMPHI => {
+                    if !seen.contains(&u) && seen.len() < 256 {
+                        seen.push(u);
+                        work.push(u);
+                    }
+                }
+                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => {
+                    let intrinsic = ir::called_function(u).is_some_and(|g| ir::function_intrinsic_id(g) != 0);
+                    let as_arg = (0..ir::num_args(u)).any(|i| ir::arg(u, i) == v);
+                    if as_arg && !intrinsic {
+                        return true;
+                    }
+                }
+                LLVMOpcode::LLVMStore => {
+                    if ir::operand(u, 0) == v {
+                        return true;
+                    }
+                }
+                LLVMOpcode::LLVMPtrToInt => return true,
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// True if only markers (lifetime ends, debug intrinsics) separate `inst`
+/// from its block's `ret`.
+fn followed_by_return(inst: LLVMValueRef) -> bool {
+    let mut i = ir::next_instruction(inst);
+    while let Some(n) = i {
+        match ir::opcode(n) {
+            LLVMOpcode::LLVMRet => return true,
+            LLVMOpcode::LLVMCall if ir::is_debug_or_marker(n) => i = ir::next_instruction(n),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Before every way out of `f` (`ret`, `resume`; before a `musttail` call
+/// that precedes a `ret`), call `__copier_san_return(addr, size)` for each
+/// escaping stack variable, and before an `llvm.lifetime.end` of one that is
+/// not right before a return, `__copier_san_scope_end(addr, size)`: a copy
+/// still pending into (or from) the variable when its frame or scope ends
+/// would land in (read) memory the program reuses. The calls carry the
+/// `ret`'s (the marker's) line. Returns true if any call was added.
+fn instrument_frame_ends(
+    b: &Raw,
+    f: LLVMValueRef,
+    vars: &[(LLVMValueRef, u64)],
+    sites: &Sites,
+    i64: LLVMTypeRef,
+    frame_end: (LLVMValueRef, LLVMTypeRef),
+    scope_end: (LLVMValueRef, LLVMTypeRef),
+) -> bool {
+    if vars.is_empty() {
+        return false;
+    }
+    let lifetime_end = ir::intrinsic_id("llvm.lifetime.end");
+    let mut points: Vec<(LLVMValueRef, Option<LLVMValueRef>)> = Vec::new();
+    for bb in ir::blocks(f) {
+        for inst in ir::instructions(bb) {
+            match ir::opcode(inst) {
+                LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume => {
+                    // SAFETY: inst is a live instruction.
+                    let prev = unsafe { c::LLVMGetPreviousInstruction(inst) };
+                    // SAFETY: prev, when not null, is a live instruction.
+                    let musttail = !prev.is_null()
+                        && ir::opcode(prev) == LLVMOpcode::LLVMCall
+                        && unsafe { c::LLVMGetTailCallKind(prev) } == inkwell::llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail;
+                    points.push((if musttail { prev } else { inst }, None));
+                }
+                LLVMOpcode::LLVMCall => {
+                    let Some(g) = ir::called_function(inst) else { continue };
+                    if ir::function_intrinsic_id(g) != lifetime_end || ir::num_args(inst) == 0 || followed_by_return(inst) {
+                        continue;
+                    }
+                    let ptr = ir::arg(inst, ir::num_args(inst) - 1);
+                    if vars.iter().any(|&(a, _)| a == ptr) {
+                        points.push((inst, Some(ptr)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (at, only) in points {
+        let loc = located(at).or_else(|| located_before(at)).unwrap_or(sites.fallback);
+        let (callee, ty) = if only.is_some() { scope_end } else { frame_end };
+        for &(a, size) in vars.iter().filter(|(a, _)| only.is_none_or(|p| p == *a)) {
+            // SAFETY: `at` is a live instruction of f; `a` is an entry-block
+            // alloca of f, which dominates every instruction but the allocas
+            // before it (and `at` is none of those).
+            unsafe {
+                c::LLVMPositionBuilderBefore(raw(b), at);
+                c::LLVMSetCurrentDebugLocation2(raw(b), loc);
+                let addr = c::LLVMBuildPtrToInt(raw(b), a, i64, c"".as_ptr());
+                let mut args = [addr, c::LLVMConstInt(i64, size, 0)];
+                no_merge(c::LLVMBuildCall2(raw(b), ty, callee, args.as_mut_ptr(), 2, c"".as_ptr()));
+            }
+        }
+    }
+    true
 }
 
 /// An instrumented function reads the shadow and calls the runtime (which

@@ -26,6 +26,12 @@ pub enum Access {
     Write,
     /// Freed or unmapped the block.
     Free,
+    /// Returned from (or unwound out of) the function whose stack frame
+    /// holds the bytes.
+    Return,
+    /// Ended the scope (`llvm.lifetime.end`) of the stack variable holding
+    /// the bytes.
+    ScopeEnd,
 }
 
 /// A copy as it was when the error happened.
@@ -80,6 +86,18 @@ pub struct WriteBeforeCsync(pub Common);
 pub struct SourceWriteBeforeCsync(pub Common);
 /// Freeing (free, realloc, munmap) memory a pending copy reads or writes.
 pub struct FreeBeforeCsync(pub Common);
+/// A function returned while a pending copy still writes or reads a stack
+/// variable of its frame (the copy would land in, or read, a dead frame).
+pub struct ReturnBeforeCsync(pub Common);
+/// A stack variable's scope ended while a pending copy still writes or
+/// reads it.
+pub struct ScopeEndBeforeCsync(pub Common);
+/// A copy whose destination and source overlap, submitted through an entry
+/// point that does not allow overlap (`amemcpy`, `amemcpy_lazy`,
+/// `amemcpy_handler`, `copier_submit` without `COPIER_MOVE`), as ASan's
+/// `memcpy-param-overlap`. `Common::addr`/`size` are the overlapping bytes;
+/// `Common::stack` is the submit stack.
+pub struct MemcpyParamOverlap(pub Common);
 
 /// A printable error.
 pub trait ErrorReport {
@@ -89,6 +107,11 @@ pub trait ErrorReport {
     fn common(&self) -> &Common;
     /// The access line (`READ of size 4 at 0x… thread T0`).
     fn access_line(&self) -> String;
+    /// True if the error is the submit itself (`Common::stack` is the
+    /// submit stack, printed once, as the copy's stack).
+    fn at_submit(&self) -> bool {
+        false
+    }
 }
 
 fn via(c: &Common) -> String {
@@ -147,6 +170,71 @@ impl ErrorReport for FreeBeforeCsync {
     }
 }
 
+impl ErrorReport for ReturnBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "return-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!(
+            "RETURN from the function (frame #0) whose stack frame holds [{:#x}, {:#x}) ({} bytes) thread T{}",
+            c.addr,
+            c.addr + c.size,
+            c.size,
+            c.thread
+        )
+    }
+}
+
+impl ErrorReport for ScopeEndBeforeCsync {
+    fn kind(&self) -> &'static str {
+        "scope-end-before-csync"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        format!(
+            "END OF SCOPE of the stack variable [{:#x}, {:#x}) ({} bytes) of frame #0 thread T{}",
+            c.addr,
+            c.addr + c.size,
+            c.size,
+            c.thread
+        )
+    }
+}
+
+impl ErrorReport for MemcpyParamOverlap {
+    fn kind(&self) -> &'static str {
+        "memcpy-param-overlap"
+    }
+    fn common(&self) -> &Common {
+        &self.0
+    }
+    fn access_line(&self) -> String {
+        let c = &self.0;
+        let cp = &c.copy;
+        format!(
+            "{}: memory ranges [{:#x}, {:#x}) (destination) and [{:#x}, {:#x}) (source) overlap in [{:#x}, {:#x}) ({} bytes); only amemmove (COPIER_MOVE) copies between overlapping ranges",
+            entry_from_flags(cp.flags),
+            cp.dst,
+            cp.dst + cp.len,
+            cp.src,
+            cp.src + cp.len,
+            c.addr,
+            c.addr + c.size,
+            c.size
+        )
+    }
+    fn at_submit(&self) -> bool {
+        true
+    }
+}
+
 /// Names of the runtime entry points a copy stack starts at.
 pub const SUBMIT_ENTRY_POINTS: &[&str] = &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit"];
 
@@ -178,6 +266,7 @@ pub fn is_sanitizer_frame(name: &str) -> bool {
 /// True for a function of the Copier runtime or the Rust standard library.
 fn is_runtime_frame(name: &str) -> bool {
     is_sanitizer_frame(name)
+        || SUBMIT_ENTRY_POINTS.contains(&name)
         || ["copier::", "<copier::", "copier_adapter::", "<copier_adapter::", "core::", "<core::", "std::", "<std::", "alloc::", "<alloc::"]
             .iter()
             .any(|p| name.starts_with(p))
@@ -288,11 +377,22 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         c.size,
         c.thread
     );
+    let entry = copy.first().and_then(|f| f.name.as_deref()).filter(|n| SUBMIT_ENTRY_POINTS.contains(n)).unwrap_or_else(|| entry_from_flags(cp.flags));
+    if e.at_submit() {
+        let line = e.access_line();
+        let line = line.strip_prefix(entry_from_flags(cp.flags)).map_or(line.clone(), |rest| format!("{entry}{rest}"));
+        s.push_str(&line);
+        s.push('\n');
+        s.push_str(&format!("\ncopy #{} submitted by thread T{} here:\n", cp.id, cp.thread));
+        s.push_str(&stack::format(copy));
+        s.push('\n');
+        tail(&mut s, e, copy, shadow);
+        return s;
+    }
     s.push_str(&e.access_line());
     s.push('\n');
     s.push_str(&stack::format(access));
     s.push('\n');
-    let entry = copy.first().and_then(|f| f.name.as_deref()).filter(|n| SUBMIT_ENTRY_POINTS.contains(n)).unwrap_or_else(|| entry_from_flags(cp.flags));
     let (what, base) = match c.role {
         Role::Destination => ("destination", cp.dst),
         Role::Source => ("source", cp.src),
@@ -327,7 +427,15 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         }
     }
     s.push('\n');
-    match summary_frame(access) {
+    tail(&mut s, e, access, shadow);
+    s
+}
+
+/// The SUMMARY line (naming the first user frame of `frames`), the shadow
+/// dump and the HINT.
+fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<String>) {
+    let c = e.common();
+    match summary_frame(frames) {
         Some(f) => {
             let loc = match (&f.file, f.line) {
                 (Some(file), Some(line)) => format!("{file}:{line}"),
@@ -342,13 +450,17 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         s.push_str(&sh);
     }
     let hint = match (e.kind(), c.role) {
+        ("return-before-csync" | "scope-end-before-csync", _) => format!(
+            "csync({:#x}, {}) (or csync_all) before the stack variable's frame or scope ends: a copy must not outlive its stack buffer",
+            c.addr, c.size
+        ),
+        ("memcpy-param-overlap", _) => "use amemmove (or copier_submit with COPIER_MOVE) for overlapping ranges".to_string(),
         (_, Role::Destination) => format!("csync({:#x}, {}) (or csync_all/copier_wait) before this access", c.addr, c.size),
         (_, Role::Source) => format!("csync the source ({:#x}, {}) or the copy's destination before this access", c.addr, c.size),
     };
     s.push_str(&format!(
         "HINT: {hint}; COPIER_OPTIONS=halt_on_error=0 continues after a report (each site once).\n"
     ));
-    s
 }
 
 /// The shadow states of the bytes around `addr`, one character a byte

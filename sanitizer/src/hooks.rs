@@ -31,6 +31,10 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
     let _g = RuntimeGuard::enter();
     let stack = stack::capture(flags::get().copy_stack_depth);
     let tid = thread::current();
+    if flags & copier_abi::COPIER_MOVE == 0 && dst < src.wrapping_add(len) && src < dst.wrapping_add(len) {
+        let id = TRACKER.lock().unwrap_or_else(|e| e.into_inner()).next_id();
+        crate::report::overlap(dst, src, len, flags, id, stack.clone());
+    }
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     t.submit(dst, src, len, flags, tid, stack);
     LIVE.store(t.len(), Relaxed);

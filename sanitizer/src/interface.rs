@@ -57,6 +57,10 @@ pub const SYMBOLS: &[&str] = &[
     "__copier_san_store16_noabort",
     "__copier_san_storeN_noabort",
     "__copier_san_ready_end",
+    "__copier_san_return",
+    "__copier_san_return_noabort",
+    "__copier_san_scope_end",
+    "__copier_san_scope_end_noabort",
 ];
 
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.
@@ -159,7 +163,54 @@ pub extern "C" fn __copier_san_storeN_noabort(addr: usize, size: usize) {
     check(addr, size, Access::Write, None, true);
 }
 
+/// The end of a stack variable's life: `kind` is [`Access::Return`] or
+/// [`Access::ScopeEnd`]. Reports if a pending copy still writes or reads a
+/// byte of `[addr, addr + size)`; when the program goes on (`recover`, or
+/// `halt_on_error=0`), waits for those copies (`csync`), so the copy does
+/// not land in a frame the program reuses.
+fn frame_end(addr: usize, size: usize, kind: Access, recover: bool) {
+    if !crate::report::would_report(addr, size, kind) {
+        return;
+    }
+    check(addr, size, kind, None, recover);
+    // SAFETY: csync only waits; any range is valid.
+    unsafe { csync(addr as *const core::ffi::c_void, size) };
+}
+
+/// Called by instrumented code before a function returns (`ret`, `resume`,
+/// or a `musttail` call), once for each stack variable (`alloca`) whose
+/// address escapes to a call: `return-before-csync` if a pending copy
+/// still writes or reads one of its `size` bytes at `addr`. Variables
+/// whose address never reaches a call cannot be a copy's buffer and are
+/// not checked.
+#[no_mangle]
+pub extern "C" fn __copier_san_return(addr: usize, size: usize) {
+    frame_end(addr, size, Access::Return, false);
+}
+
+/// As [`__copier_san_return`]; never halts.
+#[no_mangle]
+pub extern "C" fn __copier_san_return_noabort(addr: usize, size: usize) {
+    frame_end(addr, size, Access::Return, true);
+}
+
+/// Called before `llvm.lifetime.end` of an escaping stack variable (the end
+/// of its C/C++ scope) that is not followed by the function's return:
+/// `scope-end-before-csync` if a pending copy still writes or reads it.
+#[no_mangle]
+pub extern "C" fn __copier_san_scope_end(addr: usize, size: usize) {
+    frame_end(addr, size, Access::ScopeEnd, false);
+}
+
+/// As [`__copier_san_scope_end`]; never halts.
+#[no_mangle]
+pub extern "C" fn __copier_san_scope_end_noabort(addr: usize, size: usize) {
+    frame_end(addr, size, Access::ScopeEnd, true);
+}
+
 extern "C" {
+    /// libcopier's `csync` (runtime/include/copier.h).
+    fn csync(addr: *const core::ffi::c_void, n: usize);
     /// libcopier's entry point (runtime/include/copier.h), linked into the
     /// same archive.
     fn csync_ready_end(addr: *const core::ffi::c_void, n: usize) -> *const core::ffi::c_void;

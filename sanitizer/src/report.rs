@@ -38,7 +38,7 @@ pub fn write_stderr(s: &str) {
 fn forbidden(access: Access) -> u8 {
     match access {
         Access::Read => DST_BITS,
-        Access::Write | Access::Free => ALL_BITS,
+        Access::Write | Access::Free | Access::Return | Access::ScopeEnd => ALL_BITS,
     }
 }
 
@@ -88,7 +88,7 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
         let not_own = |c: &crate::tracker::PendingCopy| !own(c);
         let hit = match access {
             Access::Read => t.culprit(Role::Destination, addr, len, not_own).map(|h| (h, Role::Destination)),
-            Access::Write | Access::Free => t
+            Access::Write | Access::Free | Access::Return | Access::ScopeEnd => t
                 .culprit(Role::Destination, addr, len, not_own)
                 .map(|h| (h, Role::Destination))
                 .or_else(|| t.culprit(Role::Source, addr, len, not_own).map(|h| (h, Role::Source))),
@@ -118,8 +118,35 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
         (Access::Write, Role::Destination) => Box::new(errors::WriteBeforeCsync(common)),
         (Access::Write, Role::Source) => Box::new(errors::SourceWriteBeforeCsync(common)),
         (Access::Free, _) => Box::new(errors::FreeBeforeCsync(common)),
+        (Access::Return, _) => Box::new(errors::ReturnBeforeCsync(common)),
+        (Access::ScopeEnd, _) => Box::new(errors::ScopeEndBeforeCsync(common)),
     };
     emit(&*e, recover);
+}
+
+/// Report a copy submitted through an entry point that does not allow
+/// overlap (no `COPIER_MOVE` in `flags`) whose destination and source
+/// overlap: `memcpy-param-overlap`, as ASan reports `memcpy`. `stack` is the
+/// submit stack, `id` the number the copy gets. Halts unless
+/// `halt_on_error=0` (then the copy goes on as submitted).
+pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: Box<[usize]>) {
+    let (a, b) = (dst.max(src), (dst + len).min(src + len));
+    if flags & copier_abi::COPIER_MOVE != 0 || len == 0 || a >= b {
+        return;
+    }
+    let copy = CopySnapshot {
+        id,
+        dst,
+        src,
+        len,
+        flags,
+        thread: thread::current(),
+        stack: stack.clone(),
+        pend_dst: vec![(0, len)],
+        pend_src: vec![(0, len)],
+    };
+    let common = Common { addr: a, size: b - a, thread: thread::current(), stack, via: None, bad: a, role: Role::Destination, copy };
+    emit(&errors::MemcpyParamOverlap(common), false);
 }
 
 /// Reports printed so far (each distinct site once with `halt_on_error=0`).
@@ -173,14 +200,18 @@ fn emit(e: &dyn ErrorReport, recover: bool) {
     let mut g = REPORTS.lock().unwrap_or_else(|e| e.into_inner());
     let seen = g.get_or_insert_with(|| Seen { stacks: HashSet::new(), sites: HashSet::new() });
     let c = e.common();
+    // A submit-time error's stack is the copy's: its leading frames are the
+    // runtime's whatever the call site, so it is keyed by its site below.
     let mut key = [0usize; 4];
-    for (k, ip) in key.iter_mut().zip(c.stack.iter().skip(2)) {
-        *k = *ip;
+    if !e.at_submit() {
+        for (k, ip) in key.iter_mut().zip(c.stack.iter().skip(2)) {
+            *k = *ip;
+        }
+        if !halt && !seen.stacks.insert((e.kind(), key)) {
+            return;
+        }
     }
-    if !halt && !seen.stacks.insert((e.kind(), key)) {
-        return;
-    }
-    let access = errors::access_frames(&c.stack, f.symbolize);
+    let access = if e.at_submit() { errors::copy_frames(&c.stack, f.symbolize) } else { errors::access_frames(&c.stack, f.symbolize) };
     let site = errors::summary_frame(&access)
         .map(|s| format!("{}:{}:{}", s.file.as_deref().unwrap_or("?"), s.line.unwrap_or(0), s.name.as_deref().unwrap_or("?")))
         .unwrap_or_default();
@@ -188,7 +219,7 @@ fn emit(e: &dyn ErrorReport, recover: bool) {
         return;
     }
     let copy = errors::copy_frames(&c.copy.stack, f.symbolize);
-    let dump = f.print_shadow.then(|| errors::shadow_dump(c.bad, 1));
+    let dump = (f.print_shadow && !e.at_submit()).then(|| errors::shadow_dump(c.bad, 1));
     write_stderr(&errors::render(e, &access, &copy, dump));
     REPORTED.fetch_add(1, Relaxed);
     if halt {

@@ -118,6 +118,11 @@ impl<S: ShadowMem> Tracker<S> {
         self.copies.is_empty()
     }
 
+    /// The id the next submitted copy gets.
+    pub fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
     /// A pending copy by id.
     pub fn get(&self, id: u64) -> Option<&PendingCopy> {
         self.copies.get(&id)
