@@ -127,13 +127,21 @@ fn joined(prefix: &str, p: &Path) -> OsString {
 /// Linux with glibc (`--target=`, `-target`, `-m32`, `-mx32`, `-m16`: the
 /// plugin's rewrite would call an `amemcpy` that no library for that target
 /// provides), and for combinations that cannot work (`--copier-shared` with
-/// `-static`, `-flto` with a linker other than lld).
+/// `-static` or `--sanitize`, `--sanitize` with a clang sanitizer that keeps
+/// shadow memory or interposes malloc, `-flto` with a linker other than lld).
 pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> Result<Additions, Error> {
     let inv = classify(args);
     let mut add = Additions::default();
     let action = inv.action();
     if action == Action::Info || inv.has_no_input() {
         return Ok(add);
+    }
+    if opts.sanitize && opts.shared {
+        // Refused like the other conflicting combinations (-fsanitize=address,
+        // -static): the sanitizer build would otherwise drop --copier-shared.
+        return Err(Error::Usage(
+            "--sanitize with --copier-shared (or COPIERGEN_SHARED): the CopierSanitizer runtime (libcopier_san.a) links statically only; drop one".into(),
+        ));
     }
     if opts.sanitize {
         if let Some(s) = conflicting_sanitizer(args) {
@@ -272,7 +280,7 @@ fn add_runtime(
         add.args.push(os("-x"));
         add.args.push(os("none"));
     }
-    if opts.shared && !opts.sanitize {
+    if opts.shared {
         if inv.static_link {
             return Err(Error::Usage(
                 "--copier-shared (or COPIERGEN_SHARED=1) with -static: a static link cannot use libcopier.so; drop one".into(),
@@ -520,6 +528,26 @@ mod tests {
         // Without --sanitize every sanitizer passes through.
         let a: Vec<OsString> = ["-fsanitize=address", "x.c"].map(OsString::from).to_vec();
         assert!(additions(&a, &d(), &Fake { has_plugin: true }).is_ok());
+    }
+
+    /// Trial finding: `--copier-shared --sanitize` silently dropped
+    /// --copier-shared. Refused (exit 2) on every line with an input, as
+    /// --sanitize with -fsanitize=address is.
+    #[test]
+    fn sanitize_refuses_copier_shared() {
+        let o = CopierOpts { sanitize: true, shared: true, ..d() };
+        for line in ["a.c -o prog", "-c a.c", "a.o -o prog", "-shared -fPIC a.c -o a.so"] {
+            match add(line, &o) {
+                Err(e @ Error::Usage(_)) => {
+                    let m = e.to_string();
+                    assert!(m.contains("--copier-shared") && m.contains("--sanitize") && !m.contains('\n'), "{m}");
+                    assert_eq!(e.exit_code(), crate::error::EXIT_USAGE);
+                }
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        // Lines that build nothing are left alone.
+        assert!(add("--version", &o).unwrap().is_empty());
     }
 
     #[test]

@@ -22,8 +22,9 @@ pub struct OptArgs {
     /// Pass pipeline in opt's syntax.
     #[arg(long = "passes", default_value = "copiergen")]
     pub passes: String,
-    /// Rewrite constant-length copies of at least BYTES bytes (as for `cc`).
-    #[arg(long = "copier-threshold", value_name = "BYTES")]
+    /// Rewrite constant-length copies of at least BYTES bytes (as for `cc`;
+    /// k, m, g suffixes).
+    #[arg(long = "copier-threshold", value_name = "BYTES", value_parser = crate::options::parse_size)]
     pub threshold: Option<u64>,
     /// Print remarks for each rewritten copy, csync and missed copy.
     #[arg(long = "copier-remarks")]
@@ -141,12 +142,38 @@ pub fn run(a: &OptArgs) -> Result<i32, Error> {
         if let Some(line) = stderr.lines().find(|l| l.contains("error:")) {
             let reason = line.split("error:").nth(1).unwrap_or(line).trim().to_owned();
             if line.contains(&*a.input.to_string_lossy()) || stderr.contains("Invalid bitcode") || stderr.contains("Could not open input") {
-                return Err(Error::Input { path: a.input.clone(), reason: format!("not valid LLVM IR: {reason}") });
+                let detail = verifier_detail(&stderr, line);
+                return Err(Error::Input { path: a.input.clone(), reason: format!("not valid LLVM IR: {reason}{detail}") });
             }
         }
     }
     eprint!("{stderr}");
     Ok(code)
+}
+
+/// Most verifier lines [`verifier_detail`] keeps.
+const MAX_VERIFIER_LINES: usize = 8;
+
+/// What opt printed before its `error:` line (for a module that fails
+/// verification, the verifier's messages: the rule broken and the
+/// instructions involved, `Instruction does not dominate all uses!` then
+/// the definition and the use), as one line: ` (line; line; …)`, at most
+/// [`MAX_VERIFIER_LINES`] lines with a count of the rest; empty if none.
+fn verifier_detail(stderr: &str, error_line: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .take_while(|l| *l != error_line)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains("error:"))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = lines.iter().take(MAX_VERIFIER_LINES).copied().collect::<Vec<_>>().join("; ");
+    if lines.len() > MAX_VERIFIER_LINES {
+        out.push_str(&format!("; … {} more lines", lines.len() - MAX_VERIFIER_LINES));
+    }
+    format!(" ({out})")
 }
 
 #[cfg(test)]
@@ -159,5 +186,17 @@ mod tests {
         assert!(looks_like_ir(&[0xDE, 0xC0, 0x17, 0x0B, 0, 0]).is_ok());
         assert!(looks_like_ir(b"; ModuleID = 'a'\ndefine void @f() {\n ret void\n}\n").is_ok());
         assert!(looks_like_ir(b"\x7fELF\x02\x01\x01\0\0\0").is_err());
+    }
+
+    #[test]
+    fn verifier_messages_are_kept_on_one_line() {
+        let err = "Instruction does not dominate all uses!\n  %x = add i32 %a, 1\n  %y = add i32 %x, 1\n\
+                   opt-22: dom.ll: error: input module is broken!\n";
+        let line = err.lines().find(|l| l.contains("error:")).unwrap();
+        assert_eq!(verifier_detail(err, line), " (Instruction does not dominate all uses!; %x = add i32 %a, 1; %y = add i32 %x, 1)");
+        assert_eq!(verifier_detail("opt-22: a.ll:1:1: error: expected top-level entity\n", "opt-22: a.ll:1:1: error: expected top-level entity"), "");
+        let many: String = (0..20).map(|i| format!("line {i}\n")).collect::<String>() + "opt-22: x.ll: error: input module is broken!\n";
+        let d = verifier_detail(&many, "opt-22: x.ll: error: input module is broken!");
+        assert!(d.ends_with("; line 7; … 12 more lines)") && !d.contains('\n'), "{d}");
     }
 }

@@ -15,8 +15,52 @@ use crate::error::Error;
 
 /// Environment variable with extra copiergen options (whitespace-separated).
 pub const ENV_FLAGS: &str = "COPIERGEN_FLAGS";
-/// Environment variable equivalent to `--copier-shared` when set to `1`.
+/// Environment variable equivalent to `--copier-shared` when true
+/// (see [`parse_bool`]).
 pub const ENV_SHARED: &str = "COPIERGEN_SHARED";
+
+/// A boolean environment value: `1`, `true`, `yes`, `on` are true; `0`,
+/// `false`, `no`, `off` and the empty string are false (ASCII case and
+/// surrounding whitespace ignored); anything else is `None`.
+pub fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// Read boolean environment variable `name` (see [`parse_bool`]): unset is
+/// false; a value that is not a boolean is false with a one-line warning,
+/// returned as the `Err`.
+pub fn env_bool(name: &str) -> Result<bool, String> {
+    let Some(v) = std::env::var_os(name) else { return Ok(false) };
+    let text = v.to_string_lossy();
+    parse_bool(&text).ok_or_else(|| {
+        format!("{name}='{text}' is not a boolean (1, true, yes, on or 0, false, no, off, empty); taken as unset")
+    })
+}
+
+/// Parse a size in bytes for `--copier-threshold`: decimal digits with an
+/// optional `k`, `m` or `g` suffix (either case, binary units: `16k` is
+/// 16384), as the runtime's `COPIER_OPTIONS` sizes
+/// (`copier_adapter::config::parse_size`, which this matches exactly: the
+/// crate's tests compare the two).
+///
+/// # Errors
+/// A message naming the accepted syntax.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("expected a size in bytes (digits with an optional k, m or g suffix), got '{s}'");
+    let t = s.trim();
+    let (num, mul) = match t.as_bytes().last() {
+        Some(b'k' | b'K') => (&t[..t.len() - 1], 1usize << 10),
+        Some(b'm' | b'M') => (&t[..t.len() - 1], 1 << 20),
+        Some(b'g' | b'G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    let v = num.parse::<usize>().ok().and_then(|n| n.checked_mul(mul)).ok_or_else(bad)?;
+    Ok(v as u64)
+}
 
 /// How copiergen passes its options to the pass plugin.
 ///
@@ -77,7 +121,8 @@ pub struct CopierOpts {
     /// before loading plugins) and, to clang's compile jobs only (never to the
     /// assembler of .s/.S inputs), as -Xclang -mllvm -Xclang
     /// -copiergen-threshold=BYTES; only on lines where the plugin is loaded.
-    #[arg(long = "copier-threshold", value_name = "BYTES")]
+    /// Takes k, m, g suffixes (16k), as COPIER_OPTIONS sizes.
+    #[arg(long = "copier-threshold", value_name = "BYTES", value_parser = parse_size)]
     pub threshold: Option<u64>,
 
     /// Do not load the pass plugin; still add copier.h and link libcopier, so
@@ -93,7 +138,8 @@ pub struct CopierOpts {
     pub remarks: bool,
 
     /// Link libcopier.so (with an rpath to its directory) instead of the
-    /// static libcopier.a. Also enabled by COPIERGEN_SHARED=1.
+    /// static libcopier.a. Also enabled by COPIERGEN_SHARED=1 (or true,
+    /// yes, on). Refused with --sanitize, whose runtime is static only.
     #[arg(long = "copier-shared")]
     pub shared: bool,
 
@@ -175,8 +221,9 @@ pub fn parse_copier_opts(wrapper: &'static str, ours: &[OsString]) -> Result<Cop
     let usage = |e: clap::Error| Error::Usage(clap_one_line(&e.render().to_string(), false));
     let matches = cmd.try_get_matches_from(&all).map_err(usage)?;
     let mut opts = OptsOnly::from_arg_matches(&matches).map_err(usage)?.opts;
-    if std::env::var(ENV_SHARED).is_ok_and(|v| v == "1") {
-        opts.shared = true;
+    match env_bool(ENV_SHARED) {
+        Ok(on) => opts.shared |= on,
+        Err(warning) => eprintln!("copiergen: warning: {warning}"),
     }
     Ok(opts)
 }
@@ -274,6 +321,54 @@ mod tests {
         assert!(!msg.contains('\n'), "{msg}");
         let e = parse_copier_opts("copiergen cc", &os(&["--copier-threshold=lots"])).unwrap_err();
         assert!(e.to_string().contains("lots"), "{e}");
+    }
+
+    /// Trial finding: `COPIERGEN_SHARED=true` or `=yes` was silently taken
+    /// as unset; only `1` worked.
+    #[test]
+    fn boolean_environment_values() {
+        for t in ["1", "true", "TRUE", "yes", "Yes", "on", " on "] {
+            assert_eq!(parse_bool(t), Some(true), "{t}");
+        }
+        for f in ["0", "false", "no", "off", "OFF", ""] {
+            assert_eq!(parse_bool(f), Some(false), "{f}");
+        }
+        for bad in ["2", "y", "enable", "1 0"] {
+            assert_eq!(parse_bool(bad), None, "{bad}");
+        }
+    }
+
+    /// Trial finding: `--copier-threshold=16k` was rejected although the
+    /// runtime's `COPIER_OPTIONS` sizes take k/m/g suffixes.
+    #[test]
+    fn threshold_takes_the_runtime_size_syntax() {
+        for (text, bytes) in [("16k", 16384), ("16K", 16384), ("1m", 1 << 20), ("2G", 2u64 << 30), ("4096", 4096), ("0", 0)] {
+            let o = parse_copier_opts("copiergen cc", &os(&[&format!("--copier-threshold={text}")])).unwrap();
+            assert_eq!(o.threshold, Some(bytes), "{text}");
+        }
+        let o = parse_copier_opts("copiergen cc", &os(&["--copier-threshold", "64k"])).unwrap();
+        assert_eq!(o.threshold, Some(65536));
+        for bad in ["16kb", "k", "-1", "1.5k", "0x10", "99999999999999999999g"] {
+            let e = parse_copier_opts("copiergen cc", &os(&[&format!("--copier-threshold={bad}")])).unwrap_err();
+            assert!(matches!(e, Error::Usage(_)) && e.to_string().contains("k, m or g suffix"), "{bad}: {e}");
+        }
+    }
+
+    /// The copy of the runtime's size parser agrees with it on every input
+    /// shape: digits, suffixes of either case, whitespace, signs, overflow.
+    #[test]
+    fn size_parser_matches_the_runtime() {
+        let mut inputs: Vec<String> = Vec::new();
+        for num in ["", "0", "1", "16", "007", "+4", "-4", " 8", "1.5", "18446744073709551615", "18446744073709551616", "17179869184"] {
+            for suffix in ["", "k", "K", "m", "M", "g", "G", "b", "kb", "t", " ", "k "] {
+                inputs.push(format!("{num}{suffix}"));
+            }
+        }
+        for i in inputs {
+            let ours = parse_size(&i).ok();
+            let runtime = copier_adapter::config::parse_size(&i).map(|v| v as u64);
+            assert_eq!(ours, runtime, "'{i}'");
+        }
     }
 
     #[test]

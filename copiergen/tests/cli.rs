@@ -204,6 +204,47 @@ fn shared_library_is_self_contained_and_exports_no_runtime() {
     assert!(stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"));
 }
 
+/// Trial findings: `COPIERGEN_SHARED=true`/`yes` was taken as unset (a
+/// static link), anything else silently too; `--copier-shared --sanitize`
+/// dropped --copier-shared; `--copier-threshold=16k` was rejected.
+#[test]
+fn boolean_environment_sanitize_conflict_and_size_suffixes() {
+    let d = scratch("env-bool");
+    write(&d, "t.c", PROG);
+    for v in ["true", "yes", "ON"] {
+        let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", v).args(["cc", "t.c", "-o", "t"]));
+        assert!(out.stderr.is_empty(), "{v}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"), "{v}");
+    }
+    for v in ["0", "off", "false", ""] {
+        let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", v).args(["cc", "t.c", "-o", "t"]));
+        assert!(out.stderr.is_empty(), "{v}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"), "{v}");
+    }
+    // Not a boolean: one warning line, then a static link.
+    let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_SHARED", "maybe").args(["cc", "t.c", "-o", "t"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("copiergen: warning: COPIERGEN_SHARED='maybe' is not a boolean"), "{err}");
+    assert!(!stdout_of(Command::new("readelf").args(["-d", "t"]).current_dir(&d)).contains("libcopier.so"));
+    // --sanitize cannot honour --copier-shared: refused, exit 2, one line.
+    for shared in [&["--copier-shared"][..], &[]] {
+        let mut c = cmd(COPIERGEN, &d);
+        if shared.is_empty() {
+            c.env("COPIERGEN_SHARED", "yes");
+        }
+        let out = run(c.args(["cc", "--sanitize", "t.c", "-o", "t"]).args(shared));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("copiergen: error: --sanitize with --copier-shared") && err.lines().count() == 1, "{err}");
+    }
+    // Sizes as in COPIER_OPTIONS.
+    ok(cmd(COPIERGEN, &d).args(["cc", "-c", "t.c", "--copier-threshold=16k"]));
+    assert_eq!(plugin_log(&d).lines().last(), Some("t.c 16384"));
+    let out = run(cmd(COPIERGEN, &d).args(["cc", "-c", "t.c", "--copier-threshold=16kb"]));
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn lto_runs_plugin_inside_lld() {
     let d = scratch("lto");
@@ -368,6 +409,14 @@ fn errors_are_one_line_with_distinct_exit_codes() {
     let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "missing.ll", "-o", "x.bc"]));
     assert_eq!(code, 4);
     assert!(msg.contains("missing.ll"), "{msg}");
+    // A module that parses but fails verification: the verifier's message,
+    // naming the instructions, on the one line (trial finding: only "input
+    // module is broken!").
+    write(&d, "dom.ll", "define i32 @f(i32 %a) {\nentry:\n  br label %next\nnext:\n  %y = add i32 %x, 1\n  %x = add i32 %a, 1\n  ret i32 %y\n}\n");
+    let (code, msg) = failure(cmd(COPIERGEN, &d).args(["opt", "dom.ll", "-o", "x.bc"]));
+    assert_eq!(code, 4);
+    assert!(msg.contains("dom.ll: not valid LLVM IR: input module is broken!"), "{msg}");
+    assert!(msg.contains("Instruction does not dominate all uses!") && msg.contains("%y = add i32 %x, 1"), "{msg}");
     let (code, _) = failure(cmd(COPIERGEN, &d).args(["frobnicate"]));
     assert_eq!(code, 2);
     // The compiler's own failure keeps its exit status and its diagnostics.
@@ -375,6 +424,17 @@ fn errors_are_one_line_with_distinct_exit_codes() {
     let out = run(cmd(COPIERGEN, &d).args(["cc", "-c", "broken.c"]));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("broken.c:1"));
+    // So does a missing source for `cc` (clang reports it, status 1), as
+    // README's exit status list says; 4 is `copiergen opt`'s (trial finding:
+    // README promised 4 for any missing input).
+    let out = run(cmd(COPIERGEN, &d).args(["cc", "nofile.c"]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nofile.c") && err.contains("no such file") && !err.contains("copiergen:"), "{err}");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme.contains("4 for a `copiergen opt` input that is missing, unreadable or not LLVM IR"), "README's exit status list");
+    assert!(readme.contains("a compiler's own errors (a syntax error, a missing source file) keep its status"), "README's exit status list");
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! `asan_flags.inc`), read from `COPIER_OPTIONS=name=value:name=value` and
 //! `COPIER_STATS=1` when the library loads, and settable from Rust.
 //!
-//! Sizes accept a `k`, `m` or `g` suffix (binary units). Unknown names or
+//! Sizes accept a `k`, `m` or `g` suffix (binary units). A flag option
+//! given by its bare name (`COPIER_OPTIONS=stats`) means 1; any other
+//! option needs `name=value`. Unknown names, bare value options and
 //! malformed values are reported on stderr and ignored.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -65,7 +67,12 @@ pub fn get(v: &AtomicUsize) -> usize {
     v.load(Ordering::Relaxed)
 }
 
-fn parse_size(s: &str) -> Option<usize> {
+/// Parse a size in bytes: decimal digits with an optional `k`, `m` or `g`
+/// suffix (either case; binary units: `16k` is 16384), surrounding
+/// whitespace ignored. `None` for anything else or on overflow.
+/// `copiergen --copier-threshold` accepts exactly this syntax (its copy is
+/// checked against this one in `copiergen`'s tests).
+pub fn parse_size(s: &str) -> Option<usize> {
     let s = s.trim();
     let (num, mul) = match s.as_bytes().last()? {
         b'k' | b'K' => (&s[..s.len() - 1], 1usize << 10),
@@ -84,6 +91,9 @@ pub enum OptionError {
     /// The value does not parse or is out of range for the option:
     /// `(name, value, accepted values)`.
     BadValue(String, String, &'static str),
+    /// A value option given by its bare name, without `=value`:
+    /// `(name, accepted values)`. Only flag options may omit the value.
+    NeedsValue(String, &'static str),
 }
 
 impl core::fmt::Display for OptionError {
@@ -97,6 +107,7 @@ impl core::fmt::Display for OptionError {
                 write!(f, ")")
             }
             OptionError::BadValue(n, v, want) => write!(f, "bad value '{v}' for option '{n}' (expected {want})"),
+            OptionError::NeedsValue(n, want) => write!(f, "option '{n}' needs a value ({n}=VALUE, expected {want})"),
         }
     }
 }
@@ -180,15 +191,26 @@ pub fn stats_file() -> Option<std::path::PathBuf> {
 }
 
 /// Apply a `COPIER_OPTIONS`-style string (`a=1:b=2`, `,` also separates).
-/// Returns the errors (already applied entries stay applied).
+/// A bare name (`stats`) sets a flag option to 1; for any other option it
+/// is an [`OptionError::NeedsValue`]. Returns the errors (already applied
+/// entries stay applied; a rejected entry changes nothing).
 pub fn apply(spec: &str) -> Vec<OptionError> {
     let mut errs = Vec::new();
     for item in spec.split([':', ',']).filter(|s| !s.trim().is_empty()) {
-        let (n, v) = item.split_once('=').unwrap_or((item, "1"));
-        if copier_abi::SANITIZER_OPTIONS.contains(&n.trim()) {
+        let (n, v) = match item.split_once('=') {
+            Some((n, v)) => (n.trim(), Some(v)),
+            None => (item.trim(), None),
+        };
+        if copier_abi::SANITIZER_OPTIONS.contains(&n) {
             continue; // CopierSanitizer's flag: parsed by the sanitizer
         }
-        if let Err(e) = set(n.trim(), v) {
+        let r = match (v, slot(n)) {
+            (Some(v), _) => set(n, v),
+            (None, Some((_, "flag"))) => set(n, "1"),
+            (None, Some((_, kind))) => Err(OptionError::NeedsValue(n.to_string(), accepted(n, kind).0)),
+            (None, None) => Err(OptionError::Unknown(n.to_string())),
+        };
+        if let Err(e) = r {
             errs.push(e);
         }
     }
@@ -263,6 +285,36 @@ mod tests {
             let msg = errs[0].to_string();
             assert!(msg.contains(&format!("for option '{name}' (expected {want}")), "{spec}: {msg}");
             assert_eq!(get(slot), before, "{spec} changed the option");
+        }
+    }
+
+    /// A bare name turns a flag option on, and is reported (and ignored)
+    /// for every option that takes a value (trial finding:
+    /// `COPIER_OPTIONS=threshold` was silently ignored while
+    /// `COPIER_OPTIONS=stats` silently turned stats on).
+    #[test]
+    fn bare_names_set_flags_and_are_errors_for_value_options() {
+        // (absorb is 1 by default: other tests of this process see no change)
+        assert!(apply("absorb").is_empty());
+        assert_eq!(get(&values::absorb), 1);
+        for (name, _, kind, _) in TABLE {
+            if *kind == "flag" {
+                continue;
+            }
+            let (slot, _) = slot(name).unwrap();
+            let before = get(slot);
+            let errs = apply(&format!(" {name} "));
+            assert_eq!(errs.len(), 1, "{name} accepted without a value");
+            let msg = errs[0].to_string();
+            let want = accepted(name, kind).0;
+            assert_eq!(msg, format!("option '{name}' needs a value ({name}=VALUE, expected {want})"));
+            assert_eq!(get(slot), before, "{name} changed");
+        }
+        assert!(apply("threshold")[0].to_string().contains("a size in bytes"));
+        assert!(matches!(&apply("bogus")[..], [OptionError::Unknown(n)] if n == "bogus"));
+        // Sanitizer flags stay the sanitizer's, bare or not.
+        for s in copier_abi::SANITIZER_OPTIONS {
+            assert!(apply(s).is_empty(), "{s}");
         }
     }
 

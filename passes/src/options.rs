@@ -197,15 +197,54 @@ pub fn apply_env() -> Vec<String> {
     apply_text(&text)
 }
 
+/// An unsigned integer as LLVM's `cl::parser<unsigned long>` reads it
+/// (`StringRef::getAsInteger` with radix 0: `0x`/`0X` hexadecimal, `0b`/`0B`
+/// binary, `0o`/`0O` or a leading `0` octal, else decimal).
+fn llvm_uint(v: &str) -> Option<u64> {
+    let lower = v.get(..2).map(str::to_ascii_lowercase);
+    let (digits, radix) = match lower.as_deref() {
+        Some("0x") => (&v[2..], 16),
+        Some("0b") => (&v[2..], 2),
+        Some("0o") => (&v[2..], 8),
+        _ if v.len() > 1 && v.starts_with('0') => (&v[1..], 8),
+        _ => (v, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// Check `value` for an option of type `default` as LLVM's parser would
+/// (`cl::parser<bool>` takes `true`/`TRUE`/`True`/`1`, `false`/`FALSE`/
+/// `False`/`0`), so that a bad value is reported here, once, and never
+/// reaches LLVM, whose own message carries no program name inside a host
+/// that did not parse its command line (`: for the --copiergen-threshold
+/// option: …`). `Err` names the accepted values.
+fn check_value(default: OptionDefault, value: &str) -> Result<(), &'static str> {
+    match default {
+        OptionDefault::Uint(_) => llvm_uint(value).map(drop).ok_or("an unsigned integer"),
+        OptionDefault::Bool(_) => match value {
+            "true" | "TRUE" | "True" | "1" | "false" | "FALSE" | "False" | "0" => Ok(()),
+            _ => Err("true or false (1 or 0)"),
+        },
+        OptionDefault::Str(_) => Ok(()),
+    }
+}
+
 fn apply_text(text: &str) -> Vec<String> {
     let mut errors = Vec::new();
     for token in text.split_whitespace() {
         let body = token.trim_start_matches('-');
         let (name, value) = body.split_once('=').unwrap_or((body, "true"));
         let Some(idx) = OPTIONS.iter().position(|o| o.name == name) else {
-            errors.push(format!("{ENV_VAR}: unknown option '{token}'"));
+            errors.push(format!("{ENV_VAR}: unknown option '{token}'; ignored"));
             continue;
         };
+        if let Err(want) = check_value(OPTIONS[idx].default, value) {
+            errors.push(format!("{ENV_VAR}: bad value '{value}' for option '-{name}' (expected {want}); ignored"));
+            continue;
+        }
         // SAFETY: idx indexes OPTIONS, registered by the shim in the same
         // order; the value bytes are valid for the call.
         unsafe {
@@ -213,7 +252,7 @@ fn apply_text(text: &str) -> Vec<String> {
                 continue;
             }
             if !ffi::cg_option_set(idx, value.as_ptr().cast::<c_char>(), value.len()) {
-                errors.push(format!("{ENV_VAR}: bad value in '{token}'"));
+                errors.push(format!("{ENV_VAR}: bad value in '{token}'; ignored"));
             }
         }
     }
@@ -279,6 +318,28 @@ mod tests {
         assert!(!WINDOW.bool());
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(errors[0].contains("unknown option '-copiergen-nope'"));
-        assert!(errors[1].contains("bad value in '-copiergen-max-queries=x'"));
+        assert_eq!(errors[1], "COPIERGEN_OPTIONS: bad value 'x' for option '-copiergen-max-queries' (expected an unsigned integer); ignored");
+    }
+
+    /// Trial finding: `COPIERGEN_OPTIONS=-copiergen-threshold=abc` reached
+    /// LLVM's parser, which printed a second, nameless line (`: for the
+    /// --copiergen-threshold option: …`). Values are checked first, as LLVM
+    /// would parse them; rejected ones leave the option unchanged.
+    #[test]
+    fn values_are_checked_before_llvm_sees_them() {
+        for (v, ok) in [("abc", None), ("0x10", Some(16)), ("0b101", Some(5)), ("017", Some(15)), ("0o17", Some(15)), ("12", Some(12)),
+            ("0", Some(0)), ("", None), ("-1", None), ("1k", None), ("08", None), ("0x", None), ("18446744073709551616", None)] {
+            assert_eq!(llvm_uint(v), ok, "'{v}'");
+        }
+        let before = MAX_NARROW.uint();
+        let errors = apply_text("-copiergen-max-narrow=abc -copiergen-guard-callees=maybe");
+        assert_eq!(MAX_NARROW.uint(), before);
+        assert!(GUARD_CALLEES.bool());
+        assert_eq!(errors, [
+            "COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-max-narrow' (expected an unsigned integer); ignored",
+            "COPIERGEN_OPTIONS: bad value 'maybe' for option '-copiergen-guard-callees' (expected true or false (1 or 0)); ignored",
+        ]);
+        assert!(apply_text("-copiergen-max-narrow=0x20").is_empty());
+        assert_eq!(MAX_NARROW.uint(), 32);
     }
 }

@@ -98,11 +98,20 @@ void csync_all(void);
 const void *csync_ready_end(const void *addr, size_t n);
 
 // Low-level submit: copy `n` bytes from `src` to `dst` with `flags`
-// ([`COPIER_LAZY`], [`COPIER_MOVE`]) and an optional completion handler.
-// Returns a descriptor handle, or 0 when the copy completed synchronously.
+// ([`COPIER_LAZY`], [`COPIER_MOVE`], or 0) and an optional completion
+// handler. Returns a descriptor handle, or 0 when the copy completed
+// synchronously.
+//
+// Any other flag bit is a misuse (a flag of a newer header, a corrupted
+// word): the call then copies synchronously with `memmove` semantics,
+// whatever the bits, and returns 0, so the bytes are in place when it
+// returns; the first such call of the process prints one line to stderr
+// (`copier: copier_submit: unknown flag bits 0x…`). A completion handler
+// still runs exactly once after the copy (possibly on the service thread,
+// after the call returned; `csync_all` waits for it).
 //
 // # Safety
-// As [`amemcpy`] (as `memmove` with [`COPIER_MOVE`]).
+// As [`amemcpy`] (as `memmove` with [`COPIER_MOVE`] or unknown bits).
 copier_desc copier_submit(void *dst,
                           const void *src,
                           size_t n,

@@ -199,12 +199,24 @@ pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_voi
     service::csync_ready_end(addr as usize, n) as *const c_void
 }
 
+/// The flag bits [`copier_submit`] knows.
+const KNOWN_FLAGS: u32 = COPIER_LAZY | COPIER_MOVE;
+
 /// Low-level submit: copy `n` bytes from `src` to `dst` with `flags`
-/// ([`COPIER_LAZY`], [`COPIER_MOVE`]) and an optional completion handler.
-/// Returns a descriptor handle, or 0 when the copy completed synchronously.
+/// ([`COPIER_LAZY`], [`COPIER_MOVE`], or 0) and an optional completion
+/// handler. Returns a descriptor handle, or 0 when the copy completed
+/// synchronously.
+///
+/// Any other flag bit is a misuse (a flag of a newer header, a corrupted
+/// word): the call then copies synchronously with `memmove` semantics,
+/// whatever the bits, and returns 0, so the bytes are in place when it
+/// returns; the first such call of the process prints one line to stderr
+/// (`copier: copier_submit: unknown flag bits 0x…`). A completion handler
+/// still runs exactly once after the copy (possibly on the service thread,
+/// after the call returned; `csync_all` waits for it).
 ///
 /// # Safety
-/// As [`amemcpy`] (as `memmove` with [`COPIER_MOVE`]).
+/// As [`amemcpy`] (as `memmove` with [`COPIER_MOVE`] or unknown bits).
 #[no_mangle]
 pub unsafe extern "C" fn copier_submit(
     dst: *mut c_void,
@@ -215,6 +227,23 @@ pub unsafe extern "C" fn copier_submit(
     arg: *mut c_void,
 ) -> copier_desc {
     crate::ensure_init();
+    if flags & !KNOWN_FLAGS != 0 {
+        static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if !WARNED.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "copier: copier_submit: unknown flag bits {:#x} (known: COPIER_LAZY {COPIER_LAZY:#x}, COPIER_MOVE {COPIER_MOVE:#x}); copied synchronously",
+                flags & !KNOWN_FLAGS
+            );
+        }
+        // SAFETY: forwarded caller contract (memmove semantics cover any
+        // overlap the unknown bits might have meant).
+        let d = unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_MOVE, handler_word(r#fn), arg as usize) };
+        if d != 0 {
+            // a handle just issued by this thread: its range is [0, n)
+            service::wait_handle(d, 0, n);
+        }
+        return 0;
+    }
     // SAFETY: forwarded caller contract.
     unsafe { service::submit(dst.cast(), src.cast(), n, flags, handler_word(r#fn), arg as usize) }
 }

@@ -165,6 +165,12 @@ line=$(COPIER_OPTIONS="bogus=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
 if [[ "$line" == *"unknown option 'bogus'"* ]]; then ok "bad option reported: $line"; else ko "bad option not reported: '$line'"; fi
 line=$(COPIER_OPTIONS="queue_depth=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
 if [[ "$line" == *"bad value '1' for option 'queue_depth' (expected 2 to 65536"* ]]; then ok "bad value names the range: $line"; else ko "bad value message: '$line'"; fi
+# a bare name: a flag means 1 (stats prints its line), any other option
+# is reported and ignored (trial finding: 'threshold' was silently dropped)
+line=$(COPIER_OPTIONS="threshold" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
+if [ "$line" = "copier: COPIER_OPTIONS: option 'threshold' needs a value (threshold=VALUE, expected a size in bytes (k, m, g suffixes)); ignored" ]; then ok "bare value option reported: $line"; else ko "bare value option: '$line'"; fi
+line=$(COPIER_OPTIONS="spawn=0:stats" "$out/stats" 2>&1 >/dev/null | tail -n1 || true)
+if [[ "$line" =~ $re ]]; then ok "bare flag option is on: $line"; else ko "bare flag option: '$line'"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
