@@ -184,6 +184,30 @@ impl PluginOption {
     }
 }
 
+/// Whether boolean environment variable `name` (e.g. `COPIERGEN_SANITIZE`)
+/// is on: `1`, `true`, `yes`, `on` are true; unset, empty, `0`, `false`,
+/// `no`, `off` false (ASCII case and surrounding whitespace ignored), as
+/// `copiergen`'s `COPIERGEN_SHARED`. Anything else is false with one warning
+/// line on stderr.
+pub fn env_flag(name: &str) -> bool {
+    let Some(v) = std::env::var_os(name) else { return false };
+    let text = v.to_string_lossy();
+    parse_flag(&text).unwrap_or_else(|| {
+        eprintln!("copiergen: warning: {name}='{text}' is not a boolean (1, true, yes, on or 0, false, no, off, empty); taken as unset");
+        false
+    })
+}
+
+/// The value of a boolean environment variable (see [`env_flag`]), `None`
+/// when it is not one.
+fn parse_flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
 /// Environment variable with plugin options (`-name=value` or `-name`,
 /// whitespace-separated), applied when the plugin registers its passes to
 /// every option not given on the command line.
@@ -319,6 +343,21 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(errors[0].contains("unknown option '-copiergen-nope'"));
         assert_eq!(errors[1], "COPIERGEN_OPTIONS: bad value 'x' for option '-copiergen-max-queries' (expected an unsigned integer); ignored");
+    }
+
+    /// Trial finding (for COPIERGEN_SHARED; COPIERGEN_SANITIZE had the same
+    /// bug): only `1` turned a boolean variable on.
+    #[test]
+    fn boolean_environment_values() {
+        for t in ["1", "true", "TRUE", "yes", "on", " On "] {
+            assert_eq!(parse_flag(t), Some(true), "{t}");
+        }
+        for f in ["0", "false", "no", "off", "OFF", ""] {
+            assert_eq!(parse_flag(f), Some(false), "{f}");
+        }
+        for bad in ["2", "y", "enable"] {
+            assert_eq!(parse_flag(bad), None, "{bad}");
+        }
     }
 
     /// Trial finding: `COPIERGEN_OPTIONS=-copiergen-threshold=abc` reached

@@ -117,7 +117,7 @@ pub static RECOVER: PluginOption = PluginOption {
 pub struct CopierSanitizer;
 
 fn enabled() -> bool {
-    std::env::var_os(ENV_SANITIZE).is_some_and(|v| v == "1") || ENABLE.bool()
+    crate::options::env_flag(ENV_SANITIZE) || ENABLE.bool()
 }
 
 impl ModulePass for CopierSanitizer {

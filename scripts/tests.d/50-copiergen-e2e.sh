@@ -22,3 +22,14 @@ else
   echo "FAILED: bad COPIERGEN_OPTIONS value: expected exactly '$want', got: $err"
   exit 1
 fi
+# Boolean variables take true/yes/on like 1 (trial finding: only 1 worked);
+# anything else is one warning and taken as unset.
+yes_n=$(cd "$d" && COPIERGEN_SANITIZE=yes "$COPIERGEN" cc -O1 -S -emit-llvm prog.c -o - 2>/dev/null | grep -c copier_san || true)
+err=$(cd "$d" && COPIERGEN_SANITIZE=maybe "$COPIERGEN" cc -O1 -S -emit-llvm prog.c -o "$d/maybe.ll" 2>&1 || true)
+maybe_n=$(grep -c copier_san "$d/maybe.ll" || true)
+if [ "$yes_n" -gt 0 ] && [ "$maybe_n" = 0 ] && [ "$err" = "copiergen: warning: COPIERGEN_SANITIZE='maybe' is not a boolean (1, true, yes, on or 0, false, no, off, empty); taken as unset" ]; then
+  echo "ok: COPIERGEN_SANITIZE=yes instruments ($yes_n references), =maybe warns once and does not"
+else
+  echo "FAILED: COPIERGEN_SANITIZE: yes gave $yes_n references, maybe gave $maybe_n and stderr: $err"
+  exit 1
+fi
