@@ -112,7 +112,15 @@ pub fn module_of(ip: usize) -> Option<(String, usize)> {
         let name = if info.dli_fname.is_null() { String::new() } else { core::ffi::CStr::from_ptr(info.dli_fname).to_string_lossy().into_owned() };
         (name, info.dli_fbase as usize)
     };
-    let name = if name.is_empty() || !name.contains('/') {
+    // The sanitizer is linked into the executable: a frame in the module
+    // that holds this function is the executable's, which dladdr names by
+    // argv[0] (possibly relative, or empty).
+    // SAFETY: as above.
+    let exe_base = unsafe {
+        let mut info: libc::Dl_info = core::mem::zeroed();
+        (libc::dladdr(module_of as *const c_void, &mut info) != 0).then_some(info.dli_fbase as usize)
+    };
+    let name = if name.is_empty() || exe_base == Some(base) {
         std::fs::read_link("/proc/self/exe").map(|p| p.display().to_string()).unwrap_or(name)
     } else {
         name
