@@ -41,6 +41,18 @@
 //! exact `addr + n` under the sanitizer, decided by program events only.
 //! Check calls are `nomerge` and carry a source line (see [`Site`]).
 //!
+//! # Frame ends
+//! A stack variable (entry-block `alloca` of constant size) whose address
+//! escapes to a call may be a copy's buffer. Before each `ret`/`resume`
+//! (before a `musttail` call) the pass calls `__copier_san_return(addr,
+//! size)` for each such variable, and before a mid-function
+//! `llvm.lifetime.end` of one, `__copier_san_scope_end(addr, size)`: a copy
+//! still pending into or from the variable is reported when its frame or
+//! scope dies (`return-before-csync` / `scope-end-before-csync`), not when
+//! the copy later lands in a reused frame. Variables whose address reaches
+//! no call get no check; dynamic allocas (VLAs, `alloca()`) and frames left
+//! by `longjmp` are not checked.
+//!
 //! # When it runs
 //! `opt-22 -passes=copier-sanitizer`; from the default pipelines (after
 //! CopierGen) when `-copier-sanitizer` is given or `COPIERGEN_SANITIZE=1`

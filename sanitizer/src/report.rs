@@ -131,7 +131,7 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
 /// `halt_on_error=0` (then the copy goes on as submitted).
 pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: Box<[usize]>) {
     let (a, b) = (dst.max(src), (dst + len).min(src + len));
-    if flags & copier_abi::COPIER_MOVE != 0 || len == 0 || a >= b {
+    if flags & copier_abi::COPIER_MOVE != 0 || len == 0 || a >= b || dst == src {
         return;
     }
     let copy = CopySnapshot {
