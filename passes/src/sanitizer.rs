@@ -332,24 +332,23 @@ fn escapes_to_call(alloca: LLVMValueRef) -> bool {
                 | LLVMOpcode::LLVMBitCast
                 | LLVMOpcode::LLVMAddrSpaceCast
                 | LLVMOpcode::LLVMSelect
-                | LLVMOpcode::LLVMPHI => {
-                    if !seen.contains(&u) && seen.len() < 256 {
-                        seen.push(u);
-                        work.push(u);
-                    }
-                }
-                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => {
-                    let intrinsic = ir::called_function(u).is_some_and(|g| ir::function_intrinsic_id(g) != 0);
-                    let as_arg = (0..ir::num_args(u)).any(|i| ir::arg(u, i) == v);
-                    if as_arg && !intrinsic {
+                | LLVMOpcode::LLVMPHI
+                    if !seen.contains(&u) =>
+                {
+                    // Too many derived pointers to follow: assume it escapes.
+                    if seen.len() >= 256 {
                         return true;
                     }
+                    seen.push(u);
+                    work.push(u);
                 }
-                LLVMOpcode::LLVMStore => {
-                    if ir::operand(u, 0) == v {
-                        return true;
-                    }
+                LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr
+                    if (0..ir::num_args(u)).any(|i| ir::arg(u, i) == v)
+                        && ir::called_function(u).is_none_or(|g| ir::function_intrinsic_id(g) == 0) =>
+                {
+                    return true;
                 }
+                LLVMOpcode::LLVMStore if ir::operand(u, 0) == v => return true,
                 LLVMOpcode::LLVMPtrToInt => return true,
                 _ => {}
             }
