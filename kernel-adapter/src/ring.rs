@@ -142,6 +142,32 @@ mod tests {
     use core::sync::atomic::AtomicUsize;
 
     #[test]
+    fn free_ahead_only_names_free_slots() {
+        let r: Ring<AtomicUsize> = Ring::new(8, || AtomicUsize::new(0));
+        // empty ring: every slot up to a lap ahead is free
+        assert_eq!(r.free_ahead(0, 7), Some(7));
+        assert_eq!(r.free_ahead(0, 8), None, "a lap ahead is slot 0 itself");
+        for _ in 0..6 {
+            let p = r.reserve().unwrap();
+            r.publish(p);
+        }
+        // 6 outstanding, none retired: position 6 + 2 = 8 maps to slot 0,
+        // which still holds task 0
+        assert_eq!(r.free_ahead(5, 2), Some(7));
+        assert_eq!(r.free_ahead(6, 2), None);
+        r.set_ingested(6);
+        r.set_tail(3);
+        // the producer's cached tail moves on at its next full check only
+        assert_eq!(r.free_ahead(6, 2), None);
+        while r.reserve().is_some_and(|p| {
+            r.publish(p);
+            true
+        }) {}
+        assert_eq!(r.head(), 11, "3 more fit after tail 3");
+        assert_eq!(r.free_ahead(10, 1), None, "ring full");
+    }
+
+    #[test]
     fn bounded_fifo_and_reuse() {
         let r: Ring<AtomicUsize> = Ring::new(3, || AtomicUsize::new(0));
         assert_eq!(r.capacity(), 4);
