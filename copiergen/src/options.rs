@@ -19,16 +19,9 @@ pub const ENV_FLAGS: &str = "COPIERGEN_FLAGS";
 /// (see [`parse_bool`]).
 pub const ENV_SHARED: &str = "COPIERGEN_SHARED";
 
-/// A boolean environment value: `1`, `true`, `yes`, `on` are true; `0`,
-/// `false`, `no`, `off` and the empty string are false (ASCII case and
-/// surrounding whitespace ignored); anything else is `None`.
-pub fn parse_bool(value: &str) -> Option<bool> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Some(true),
-        "0" | "false" | "no" | "off" | "" => Some(false),
-        _ => None,
-    }
-}
+/// A boolean environment value (`1`/`true`/`yes`/`on`, `0`/`false`/`no`/
+/// `off`/empty; `None` otherwise), as the plugin reads its own.
+pub use copier_abi::parse_bool;
 
 /// Read boolean environment variable `name` (see [`parse_bool`]): unset is
 /// false; a value that is not a boolean is false with a one-line warning,
@@ -43,23 +36,15 @@ pub fn env_bool(name: &str) -> Result<bool, String> {
 
 /// Parse a size in bytes for `--copier-threshold`: decimal digits with an
 /// optional `k`, `m` or `g` suffix (either case, binary units: `16k` is
-/// 16384), as the runtime's `COPIER_OPTIONS` sizes
-/// (`copier_adapter::config::parse_size`, which this matches exactly: the
-/// crate's tests compare the two).
+/// 16384), the parser the runtime's `COPIER_OPTIONS` sizes use
+/// (`copier_abi::parse_size`; the crate's tests compare the two).
 ///
 /// # Errors
 /// A message naming the accepted syntax.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size in bytes (digits with an optional k, m or g suffix), got '{s}'");
-    let t = s.trim();
-    let (num, mul) = match t.as_bytes().last() {
-        Some(b'k' | b'K') => (&t[..t.len() - 1], 1usize << 10),
-        Some(b'm' | b'M') => (&t[..t.len() - 1], 1 << 20),
-        Some(b'g' | b'G') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    let v = num.parse::<usize>().ok().and_then(|n| n.checked_mul(mul)).ok_or_else(bad)?;
-    Ok(v as u64)
+    copier_abi::parse_size(s)
+        .map(|v| v as u64)
+        .ok_or_else(|| format!("expected a size in bytes (digits with an optional k, m or g suffix), got '{s}'"))
 }
 
 /// How copiergen passes its options to the pass plugin.

@@ -67,21 +67,9 @@ pub fn get(v: &AtomicUsize) -> usize {
     v.load(Ordering::Relaxed)
 }
 
-/// Parse a size in bytes: decimal digits with an optional `k`, `m` or `g`
-/// suffix (either case; binary units: `16k` is 16384), surrounding
-/// whitespace ignored. `None` for anything else or on overflow.
-/// `copiergen --copier-threshold` accepts exactly this syntax (its copy is
-/// checked against this one in `copiergen`'s tests).
-pub fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let (num, mul) = match s.as_bytes().last()? {
-        b'k' | b'K' => (&s[..s.len() - 1], 1usize << 10),
-        b'm' | b'M' => (&s[..s.len() - 1], 1 << 20),
-        b'g' | b'G' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    num.parse::<usize>().ok()?.checked_mul(mul)
-}
+/// Parse a size in bytes (`k`, `m`, `g` suffixes): the syntax shared with
+/// `copiergen --copier-threshold`, defined once in `copier_abi`.
+pub use copier_abi::parse_size;
 
 /// Error of [`set`]: names the option and the offending value.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -199,13 +199,9 @@ pub fn env_flag(name: &str) -> bool {
 }
 
 /// The value of a boolean environment variable (see [`env_flag`]), `None`
-/// when it is not one.
+/// when it is not one (the syntax copiergen shares, `copier_abi`).
 fn parse_flag(value: &str) -> Option<bool> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Some(true),
-        "0" | "false" | "no" | "off" | "" => Some(false),
-        _ => None,
-    }
+    copier_abi::parse_bool(value)
 }
 
 /// Environment variable with plugin options (`-name=value` or `-name`,

@@ -69,3 +69,34 @@ pub mod symbols {
 pub const COPIER_LAZY: u32 = 1;
 /// `copier_submit` flag: the ranges may overlap (`memmove` semantics).
 pub const COPIER_MOVE: u32 = 2;
+
+/// A size in bytes as every Copier option takes it (`COPIER_OPTIONS` sizes,
+/// `copiergen --copier-threshold`): decimal digits with an optional `k`,
+/// `m` or `g` suffix (either case; binary units: `16k` is 16384),
+/// surrounding whitespace ignored. `None` for anything else or on overflow.
+pub fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, mul) = match s.as_bytes().last()? {
+        b'k' | b'K' => (&s[..s.len() - 1], 1usize << 10),
+        b'm' | b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'g' | b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<usize>().ok()?.checked_mul(mul)
+}
+
+/// A boolean environment value as copiergen and the plugin read them
+/// (`COPIERGEN_SHARED`, `COPIERGEN_SANITIZE`): `1`, `true`, `yes`, `on` are
+/// true; `0`, `false`, `no`, `off` and the empty string are false (ASCII
+/// case and surrounding whitespace ignored); anything else is `None`.
+pub fn parse_bool(value: &str) -> Option<bool> {
+    let v = value.trim();
+    let is = |words: &[&str]| words.iter().any(|w| v.eq_ignore_ascii_case(w));
+    if is(&["1", "true", "yes", "on"]) {
+        Some(true)
+    } else if v.is_empty() || is(&["0", "false", "no", "off"]) {
+        Some(false)
+    } else {
+        None
+    }
+}
