@@ -72,6 +72,8 @@ pub const INTERCEPTED: &[&str] = &[
     "__wcstoll_l", "__wcstoull_l", "__isoc23_wcstol_l", "__isoc23_wcstoul_l", "__isoc23_wcstoll_l", "__isoc23_wcstoull_l",
     "wcstod_l", "wcstof_l", "wcstold_l", "__wcstod_l", "__wcstof_l", "__wcstold_l",
     "sscanf", "vsscanf", "__isoc99_sscanf", "__isoc99_vsscanf", "__isoc23_sscanf", "__isoc23_vsscanf",
+    "scanf", "vscanf", "fscanf", "vfscanf", "__isoc99_scanf", "__isoc99_vscanf", "__isoc99_fscanf", "__isoc99_vfscanf",
+    "__isoc23_scanf", "__isoc23_vscanf", "__isoc23_fscanf", "__isoc23_vfscanf",
     "pthread_create",
 ];
 
