@@ -209,9 +209,6 @@ static HANDLERS_RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 struct Local {
     client: Cell<*const Client>,
-    /// Inside the runtime: a nested entry (an interposed `memcpy` called by
-    /// the runtime itself) copies directly instead of recursing.
-    busy: Cell<bool>,
 }
 
 impl Drop for Local {
@@ -273,7 +270,14 @@ fn release_idle_holds() {
 }
 
 thread_local! {
-    static LOCAL: Local = const { Local { client: Cell::new(core::ptr::null()), busy: Cell::new(false) } };
+    static LOCAL: Local = const { Local { client: Cell::new(core::ptr::null()) } };
+    /// Inside the runtime: a nested entry (an interposed `memcpy` called by
+    /// the runtime itself, or a signal handler that interrupted the runtime
+    /// on this thread) copies directly instead of recursing. Its own key
+    /// without a destructor, so it still guards after `LOCAL` is torn down
+    /// (the exit handler's `csync_all` runs after the main thread's
+    /// thread-local destructors) and is safe to read from a signal handler.
+    static BUSY: Cell<bool> = const { Cell::new(false) };
     /// Completion handlers this thread is running (nesting depth). Its own
     /// key without a destructor, so it stays usable after `LOCAL` is torn
     /// down (handlers run from `csync_all` in the exit handler, after the
@@ -335,7 +339,7 @@ fn settle_abandoned_replay() {
 fn settle_abandoned_replay_slow((h, lo, hi, _): (u64, u32, u32, u8)) {
     let _ = REPLAY.try_with(|r| r.set((0, 0, 0, 0)));
     // the abandoned frames held the runtime "entered" flag
-    let _ = LOCAL.try_with(|l| l.busy.set(false));
+    BUSY.set(false);
     let Some(t) = TaskRef::from_handle(h) else { return };
     let d = &entry(t).desc;
     if d.pos() != t.pos {
@@ -419,7 +423,7 @@ fn register_client() -> Option<&'static Client> {
 /// on this thread. `None` during thread teardown.
 #[inline]
 fn local() -> Option<(*const Client, bool)> {
-    LOCAL.try_with(|l| (l.client.get(), l.busy.get())).ok()
+    LOCAL.try_with(|l| l.client.get()).ok().map(|c| (c, BUSY.get()))
 }
 
 #[inline]
@@ -439,26 +443,26 @@ struct Busy(bool);
 impl Busy {
     /// `None` when already entered (nested call).
     fn enter() -> Option<Busy> {
-        match LOCAL.try_with(|l| l.busy.replace(true)) {
-            Ok(false) => Some(Busy(true)),
-            Ok(true) => None,
-            Err(_) => Some(Busy(false)),
+        if BUSY.replace(true) {
+            None
+        } else {
+            Some(Busy(true))
         }
     }
 }
 impl Drop for Busy {
     fn drop(&mut self) {
         if self.0 {
-            let _ = LOCAL.try_with(|l| l.busy.set(false));
+            BUSY.set(false);
         }
     }
 }
 
 /// Run `f` with the runtime marked not entered (user callbacks).
 fn outside<R>(f: impl FnOnce() -> R) -> R {
-    let was = LOCAL.try_with(|l| l.busy.replace(false)).unwrap_or(false);
+    let was = BUSY.replace(false);
     let r = f();
-    let _ = LOCAL.try_with(|l| l.busy.set(was));
+    BUSY.set(was);
     r
 }
 
@@ -1000,6 +1004,40 @@ fn lazy_pending() -> bool {
     })
 }
 
+/// Block every signal in the calling thread; returns the previous mask.
+fn block_async_signals() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data, filled by sigfillset/pthread_sigmask.
+    unsafe {
+        let mut all: libc::sigset_t = core::mem::zeroed();
+        let mut old: libc::sigset_t = core::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut old);
+        old
+    }
+}
+
+/// Restore the mask [`block_async_signals`] returned.
+fn restore_signals(old: &libc::sigset_t) {
+    // SAFETY: `old` came from pthread_sigmask.
+    unsafe {
+        libc::pthread_sigmask(libc::SIG_SETMASK, old, core::ptr::null_mut());
+    }
+}
+
+/// Unblock the synchronous signals a fault raises (the service thread's
+/// recoverable copies rely on SIGSEGV/SIGBUS, see `fault`).
+fn unblock_fault_signals() {
+    // SAFETY: sigset_t is plain data, filled by sigemptyset/sigaddset.
+    unsafe {
+        let mut set: libc::sigset_t = core::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGTRAP, libc::SIGSYS] {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, core::ptr::null_mut());
+    }
+}
+
 fn service_main() {
     fault::install();
     let _busy = Busy::enter();
@@ -1090,13 +1128,22 @@ fn start_service() -> bool {
     }
     fault::install();
     STATE.store(ST_RUNNING, Ordering::Release);
+    // The service thread takes none of the program's asynchronous signals
+    // (a process-directed SIGALRM, SIGCHLD, SIGINT... goes to a program
+    // thread, whose handler may expect to run there, and never interrupts
+    // the service inside the tracker lock). Blocked around the spawn so the
+    // thread starts with the mask; synchronous fault signals stay unblocked
+    // (a blocked SIGSEGV from a fault kills the process).
+    let old_mask = block_async_signals();
     let spawned = std::thread::Builder::new().name("copier-service".into()).spawn(|| {
+        unblock_fault_signals();
         let r = std::panic::catch_unwind(service_main);
         if r.is_err() {
             STATE.store(ST_DEAD, Ordering::Release);
             notify_progress();
         }
     });
+    restore_signals(&old_mask);
     if spawned.is_err() {
         STATE.store(ST_DEAD, Ordering::Release);
         return false;
@@ -1168,9 +1215,10 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
         return 0;
     };
     if busy {
-        // nested inside the runtime (interposed memcpy): plain copy
+        // nested inside the runtime (interposed memcpy, signal handler):
+        // plain copy
         // SAFETY: caller contract.
-        unsafe { engine::move_bytes(dst, src, n) };
+        unsafe { nested_copy(dst, src, n, handler, arg) };
         return 0;
     }
     let client = if cptr.is_null() {
@@ -1204,15 +1252,25 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
             r
         }
     };
+    // From here to the publish the runtime is entered: a signal handler
+    // that interrupts this thread and submits must not reserve the slot
+    // this submit is filling (its copy runs synchronously, see `busy`).
+    let Some(entered) = Busy::enter() else {
+        // SAFETY: caller contract.
+        unsafe { nested_copy(dst, src, n, handler, arg) };
+        return 0;
+    };
     // a fork being prepared waits for this submit to publish, or this
     // submit sees the fork and copies synchronously (`fork_prepare`)
     let Some(submitting) = Submitting::enter(client) else {
+        drop(entered);
         // SAFETY: caller contract.
         unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
         return 0;
     };
     let Some(pos) = ring.reserve() else {
         drop(submitting);
+        drop(entered);
         // full queue: synchronous copy after pending conflicts
         // SAFETY: caller contract.
         unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
@@ -1250,12 +1308,45 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     compiler_fence(Ordering::SeqCst);
     client.hold.ensure(gate::add_hold, gate::sub_hold);
     drop(submitting);
+    drop(entered);
     // io_uring's need_wakeup pattern, without the store-load fence: see the
     // park in `service_main` for why a rare missed wake-up is harmless.
     if SLEEPING.load(Ordering::Relaxed) != 0 {
         wake_service();
     }
     TaskRef { client: client.idx, pos }.handle()
+}
+
+/// A submit made while this thread is inside the runtime (an interposed
+/// `memcpy` the runtime calls, or a signal handler that interrupted a
+/// runtime call on this thread): copy here with no lock and no queue, then
+/// run the completion handler, still marked inside the runtime so that its
+/// own submits are plain copies too (the interrupted frame may be halfway
+/// through a submit into this thread's queue). Such a copy is not ordered
+/// after copies the interrupted code has pending (it cannot wait for them:
+/// the interrupted frame may hold the locks a wait takes).
+///
+/// # Safety
+/// As [`submit`].
+#[cold]
+unsafe fn nested_copy(dst: *mut u8, src: *const u8, n: usize, handler: usize, arg: usize) {
+    // SAFETY: caller contract; overlap-safe.
+    unsafe { engine::move_bytes(dst, src, n) };
+    if handler != 0 {
+        IN_HANDLER.with(|d| d.set(d.get() + 1));
+        let hk = hooks::get();
+        if let Some(f) = hk.and_then(|x| x.on_handler_enter) {
+            f(dst as usize, src as usize, n);
+        }
+        // SAFETY: the submitter passed a `void (*)(void *)`.
+        let f: unsafe extern "C" fn(*mut core::ffi::c_void) = unsafe { core::mem::transmute(handler) };
+        // SAFETY: calling the user's handler with the user's argument.
+        unsafe { f(arg as *mut core::ffi::c_void) };
+        if let Some(f) = hk.and_then(|x| x.on_handler_exit) {
+            f();
+        }
+        IN_HANDLER.with(|d| d.set(d.get() - 1));
+    }
 }
 
 /// How many slots ahead a submit prefetches the slot a later submit fills.
@@ -1629,7 +1720,11 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
         return end.max(want);
     }
     let Some(_busy) = Busy::enter() else { return want };
-    let g = TRACKER.lock();
+    let mut g = TRACKER.lock();
+    // Copies still in a submission ring are pending too: with `n == 0`
+    // nothing above waited (and so ingested), and the range map alone would
+    // report an empty window.
+    g.ingest_all();
     const MAX_RUNS: usize = 16;
     let runs = g.map.runs_from(want, MAX_RUNS);
     let mut end = usize::MAX;

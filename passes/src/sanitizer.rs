@@ -50,8 +50,10 @@
 //! still pending into or from the variable is reported when its frame or
 //! scope dies (`return-before-csync` / `scope-end-before-csync`), not when
 //! the copy later lands in a reused frame. Variables whose address reaches
-//! no call get no check; dynamic allocas (VLAs, `alloca()`) and frames left
-//! by `longjmp` are not checked.
+//! no call get no check. Dynamic allocas (VLAs, `alloca()`) are checked as
+//! one area, from the lowest live one to the stack pointer at entry, at
+//! each return and `llvm.stackrestore` (see [`instrument_dynamic_area`]).
+//! Frames left by `longjmp` are checked by the runtime's interceptor.
 //!
 //! # When it runs
 //! `opt-22 -passes=copier-sanitizer`; from the default pipelines (after
@@ -268,6 +270,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         // Before any check is built: the checks' ptrtoint of an alloca
         // would read as an escape.
         let vars = escaping_allocas(cx, f);
+        let dynamic = escaping_dynamic_allocas(f);
         let rb = Raw::new(m);
         // Locations are resolved on the CFG as the optimizer left it, before
         // the checks split any block.
@@ -279,6 +282,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
             emit_check(&rb, &checks, a);
         }
         let ends = instrument_frame_ends(&rb, f, &vars, &sites, i64, frame_end, scope_end);
+        let ends = instrument_dynamic_area(&rb, m, f, &dynamic, &sites, i64, frame_end, scope_end) || ends;
         if !accesses.is_empty() || ends {
             drop_memory_attrs(f);
         }
@@ -302,7 +306,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
 /// through GEPs, casts, selects and phis) as an argument of a call that is
 /// not an intrinsic, stored to memory, or turned into an integer. Only those
 /// can be a pending copy's buffer when the frame dies. Returns each with
-/// its size in bytes. (Dynamic allocas are not checked.)
+/// its size in bytes. (Dynamic allocas: [`escaping_dynamic_allocas`].)
 fn escaping_allocas(cx: &ModuleContext<'_>, f: LLVMValueRef) -> Vec<(LLVMValueRef, u64)> {
     // SAFETY: f is a live function definition with an entry block.
     let entry = unsafe { c::LLVMGetEntryBasicBlock(f) };
@@ -357,6 +361,148 @@ fn escapes_to_call(alloca: LLVMValueRef) -> bool {
     false
 }
 
+/// The dynamic stack allocations of `f` (every `alloca` in address space 0
+/// that is not an entry-block one of constant size: `alloca()`, VLAs, and
+/// allocas a loop scope brackets with `llvm.stacksave`/`stackrestore`)
+/// whose address escapes to a call (see [`escapes_to_call`]).
+fn escaping_dynamic_allocas(f: LLVMValueRef) -> Vec<LLVMValueRef> {
+    // SAFETY: f is a live function definition with an entry block.
+    let entry = unsafe { c::LLVMGetEntryBasicBlock(f) };
+    let mut out = Vec::new();
+    for bb in ir::blocks(f) {
+        for inst in ir::instructions(bb) {
+            if ir::opcode(inst) != LLVMOpcode::LLVMAlloca || !ir::is_ptr_as0(inst) {
+                continue;
+            }
+            if bb == entry && ir::const_int(ir::operand(inst, 0)).is_some() {
+                continue;
+            }
+            if escapes_to_call(inst) {
+                out.push(inst);
+            }
+        }
+    }
+    out
+}
+
+/// The frame-end checks of the dynamic stack area (after ASan's
+/// `DynamicAllocaLayout`, which unpoisons `[last alloca, frame)` at each
+/// return and `llvm.stackrestore`). The size of a dynamic allocation is a
+/// run-time value and an `alloca()` in a loop allocates anew at each
+/// iteration, so the checks cover the area rather than each variable:
+/// the stack pointer at entry (`llvm.stacksave`, after the static frame)
+/// is the area's top, and a slot in the frame holds its lowest live
+/// address, lowered after each escaping dynamic `alloca`. Before every
+/// `ret`/`resume` (before a `musttail` call) `__copier_san_return(low, top
+/// - low)`; before every `llvm.stackrestore(p)` (the end of a VLA's scope)
+/// `__copier_san_scope_end(low, p - low)` for what the restore frees, and
+/// the slot rises to `p`. Returns true if `f` was instrumented.
+#[allow(clippy::too_many_arguments)]
+fn instrument_dynamic_area(
+    b: &Raw,
+    m: LLVMModuleRef,
+    f: LLVMValueRef,
+    allocas: &[LLVMValueRef],
+    sites: &Sites,
+    i64: LLVMTypeRef,
+    frame_end: (LLVMValueRef, LLVMTypeRef),
+    scope_end: (LLVMValueRef, LLVMTypeRef),
+) -> bool {
+    if allocas.is_empty() {
+        return false;
+    }
+    let save_id = ir::intrinsic_id("llvm.stacksave");
+    let restore_id = ir::intrinsic_id("llvm.stackrestore");
+    if save_id == 0 || restore_id == 0 {
+        return false;
+    }
+    let mut points: Vec<(LLVMValueRef, Option<LLVMValueRef>)> = Vec::new();
+    for bb in ir::blocks(f) {
+        for inst in ir::instructions(bb) {
+            match ir::opcode(inst) {
+                LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume => points.push((exit_point(inst), None)),
+                LLVMOpcode::LLVMCall
+                    if ir::num_args(inst) == 1 && ir::called_function(inst).is_some_and(|g| ir::function_intrinsic_id(g) == restore_id) =>
+                {
+                    points.push((inst, Some(ir::arg(inst, 0))));
+                }
+                _ => {}
+            }
+        }
+    }
+    // SAFETY: m and f are live; every value built belongs to f, and the
+    // builder is positioned before live instructions of f. `top` and
+    // `slot` are built in the entry block before its first instruction that
+    // is not a static alloca, hence before every dynamic alloca: they
+    // dominate every use built below.
+    unsafe {
+        let ctx = c::LLVMGetModuleContext(m);
+        let mut ptr = c::LLVMPointerTypeInContext(ctx, 0);
+        let save = c::LLVMGetIntrinsicDeclaration(m, save_id, &mut ptr, 1);
+        let save_ty = c::LLVMIntrinsicGetType(ctx, save_id, &mut ptr, 1);
+        // Before the first instruction that is not a static alloca (a
+        // dynamic alloca may be in the entry block too).
+        let entry = c::LLVMGetEntryBasicBlock(f);
+        let Some(first) = ir::instructions(entry)
+            .find(|&i| ir::opcode(i) != LLVMOpcode::LLVMAlloca || ir::const_int(ir::operand(i, 0)).is_none())
+        else {
+            return false;
+        };
+        c::LLVMPositionBuilderBefore(raw(b), first);
+        c::LLVMSetCurrentDebugLocation2(raw(b), sites.fallback);
+        let slot = c::LLVMBuildAlloca(raw(b), i64, c"copier_san.dynamic_low".as_ptr());
+        let top = c::LLVMBuildCall2(raw(b), save_ty, save, std::ptr::null_mut(), 0, c"copier_san.dynamic_top".as_ptr());
+        let top_int = c::LLVMBuildPtrToInt(raw(b), top, i64, c"".as_ptr());
+        c::LLVMBuildStore(raw(b), top_int, slot);
+        for &a in allocas {
+            let Some(next) = ir::next_instruction(a) else { continue };
+            c::LLVMPositionBuilderBefore(raw(b), next);
+            c::LLVMSetCurrentDebugLocation2(raw(b), located(a).unwrap_or(sites.fallback));
+            let addr = c::LLVMBuildPtrToInt(raw(b), a, i64, c"".as_ptr());
+            let low = c::LLVMBuildLoad2(raw(b), i64, slot, c"".as_ptr());
+            let below = c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntULT, addr, low, c"".as_ptr());
+            let new = c::LLVMBuildSelect(raw(b), below, addr, low, c"".as_ptr());
+            c::LLVMBuildStore(raw(b), new, slot);
+        }
+        for (at, restored) in points {
+            let loc = located(at).or_else(|| located_before(at)).unwrap_or(sites.fallback);
+            c::LLVMPositionBuilderBefore(raw(b), at);
+            c::LLVMSetCurrentDebugLocation2(raw(b), loc);
+            let low = c::LLVMBuildLoad2(raw(b), i64, slot, c"".as_ptr());
+            let (end, (callee, ty)) = match restored {
+                Some(p) => (c::LLVMBuildPtrToInt(raw(b), p, i64, c"".as_ptr()), scope_end),
+                None => (c::LLVMBuildPtrToInt(raw(b), top, i64, c"".as_ptr()), frame_end),
+            };
+            let above = c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntUGT, end, low, c"".as_ptr());
+            let diff = c::LLVMBuildSub(raw(b), end, low, c"".as_ptr());
+            let size = c::LLVMBuildSelect(raw(b), above, diff, c::LLVMConstInt(i64, 0, 0), c"".as_ptr());
+            let mut args = [low, size];
+            no_merge(c::LLVMBuildCall2(raw(b), ty, callee, args.as_mut_ptr(), 2, c"".as_ptr()));
+            if restored.is_some() {
+                let new = c::LLVMBuildSelect(raw(b), above, end, low, c"".as_ptr());
+                c::LLVMBuildStore(raw(b), new, slot);
+            }
+        }
+    }
+    true
+}
+
+/// Where the checks of a way out of the function go: before `ret`/`resume`
+/// `inst`, or before the `musttail` call that precedes it.
+fn exit_point(inst: LLVMValueRef) -> LLVMValueRef {
+    // SAFETY: inst is a live instruction.
+    let prev = unsafe { c::LLVMGetPreviousInstruction(inst) };
+    // SAFETY: prev, when not null, is a live instruction.
+    let musttail = !prev.is_null()
+        && ir::opcode(prev) == LLVMOpcode::LLVMCall
+        && unsafe { c::LLVMGetTailCallKind(prev) } == inkwell::llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail;
+    if musttail {
+        prev
+    } else {
+        inst
+    }
+}
+
 /// True if only markers (lifetime ends, debug intrinsics) separate `inst`
 /// from its block's `ret`.
 fn followed_by_return(inst: LLVMValueRef) -> bool {
@@ -395,15 +541,7 @@ fn instrument_frame_ends(
     for bb in ir::blocks(f) {
         for inst in ir::instructions(bb) {
             match ir::opcode(inst) {
-                LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume => {
-                    // SAFETY: inst is a live instruction.
-                    let prev = unsafe { c::LLVMGetPreviousInstruction(inst) };
-                    // SAFETY: prev, when not null, is a live instruction.
-                    let musttail = !prev.is_null()
-                        && ir::opcode(prev) == LLVMOpcode::LLVMCall
-                        && unsafe { c::LLVMGetTailCallKind(prev) } == inkwell::llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail;
-                    points.push((if musttail { prev } else { inst }, None));
-                }
+                LLVMOpcode::LLVMRet | LLVMOpcode::LLVMResume => points.push((exit_point(inst), None)),
                 LLVMOpcode::LLVMCall => {
                     let Some(g) = ir::called_function(inst) else { continue };
                     if ir::function_intrinsic_id(g) != lifetime_end || ir::num_args(inst) == 0 || followed_by_return(inst) {

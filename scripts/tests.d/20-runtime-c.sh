@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -61,6 +61,19 @@ for mode in all range nested threads; do
     if COPIER_OPTIONS="$opts" timeout 60 "$out/handler" "$mode" >/dev/null; then ok "handler $mode [$opts]"; else ko "handler $mode [$opts] (exit $?)"; fi
   done
 done
+
+# signal handlers that amemcpy+csync (what CopierGen makes of a memcpy in a
+# handler), amemcpy_handler+csync, or csync_all while the thread they
+# interrupted is inside libcopier (a 50 us timer): no hang, no lost copy,
+# each completion handler once (~1 s per run here; hung before the fix)
+for mode in copy handler all; do
+  for opts in "" "spawn=0" "queue_depth=2"; do
+    if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/signal" $mode 1500 bg); then ok "signal $mode [$opts]: $r"; else ko "signal $mode [$opts] (exit $?): $r"; fi
+  done
+done
+
+# csync_ready_end's window stops at pending copies, also for n == 0
+if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/ready_end" 2>&1); then ok "ready_end [spawn=0]: $r"; else ko "ready_end [spawn=0]: $r"; fi
 
 # bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang
 for mode in src dst exit dep; do

@@ -224,3 +224,242 @@ pub unsafe extern "C" fn setbuf(f: *mut libc::FILE, buf: *mut c_char) {
     // SAFETY: forwarded contract.
     unsafe { real!(setbuf: fn(*mut libc::FILE, *mut c_char) -> ())(f, buf) }
 }
+
+read_like!(/// Interceptor of `__pread_chk`.
+    __pread_chk(fd: c_int, buf: *mut c_void, n: usize, off: i64, buflen: usize) buf=buf);
+read_like!(/// Interceptor of `__pread64_chk`.
+    __pread64_chk(fd: c_int, buf: *mut c_void, n: usize, off: i64, buflen: usize) buf=buf);
+read_like!(/// Interceptor of `__recv_chk`.
+    __recv_chk(fd: c_int, buf: *mut c_void, n: usize, buflen: usize, flags: c_int) buf=buf);
+read_like!(/// Interceptor of `__recvfrom_chk`.
+    __recvfrom_chk(fd: c_int, buf: *mut c_void, n: usize, buflen: usize, flags: c_int, from: *mut c_void, fromlen: *mut u32) buf=buf);
+
+/// Check the first `r` bytes the kernel stored into the `cnt` buffers of
+/// `iov` (in order, each up to its length) as writes by `name`.
+///
+/// # Safety
+/// `iov` points to `cnt` valid `iovec`s (the call just used them).
+unsafe fn iov_written(name: &'static str, iov: *const libc::iovec, cnt: c_int, mut r: usize) {
+    for i in 0..cnt.max(0) as usize {
+        if r == 0 {
+            break;
+        }
+        // SAFETY: i < cnt.
+        let v = unsafe { *iov.add(i) };
+        let n = v.iov_len.min(r);
+        check_write!(name, v.iov_base, n);
+        r -= n;
+    }
+}
+
+/// Defines an interceptor of a `readv`-style call: the iovec array is read
+/// before the call; after it, the first `r` bytes scattered into its
+/// buffers are writes.
+macro_rules! readv_like {
+    ($(#[$m:meta])* $name:ident ( $($a:ident : $t:ty),* ) iov=$iov:ident cnt=$cnt:ident) => {
+        $(#[$m])*
+        /// # Safety
+        /// As the libc function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> Ssize {
+            check_read!(stringify!($name), $iov, ($cnt.max(0) as usize).saturating_mul(core::mem::size_of::<libc::iovec>()));
+            // SAFETY: forwarded contract.
+            let r = unsafe { real!($name: fn($($t),*) -> Ssize)($($a),*) };
+            if r > 0 {
+                // SAFETY: the call accepted the array.
+                unsafe { iov_written(stringify!($name), $iov, $cnt, r as usize) };
+            }
+            r
+        }
+    };
+}
+
+readv_like!(/// Interceptor of `readv`.
+    readv(fd: c_int, iov: *const libc::iovec, cnt: c_int) iov=iov cnt=cnt);
+readv_like!(/// Interceptor of `preadv`.
+    preadv(fd: c_int, iov: *const libc::iovec, cnt: c_int, off: i64) iov=iov cnt=cnt);
+readv_like!(/// Interceptor of `preadv64`.
+    preadv64(fd: c_int, iov: *const libc::iovec, cnt: c_int, off: i64) iov=iov cnt=cnt);
+readv_like!(/// Interceptor of `preadv2`.
+    preadv2(fd: c_int, iov: *const libc::iovec, cnt: c_int, off: i64, flags: c_int) iov=iov cnt=cnt);
+readv_like!(/// Interceptor of `preadv64v2`.
+    preadv64v2(fd: c_int, iov: *const libc::iovec, cnt: c_int, off: i64, flags: c_int) iov=iov cnt=cnt);
+
+/// Interceptor of `recvmsg`: the message header and its iovec array are
+/// read before the call; after it, the first `r` bytes scattered into the
+/// buffers, the name (`msg_namelen` as returned) and the control data
+/// (`msg_controllen` as returned) are writes.
+///
+/// # Safety
+/// As `recvmsg`.
+#[no_mangle]
+pub unsafe extern "C" fn recvmsg(fd: c_int, msg: *mut libc::msghdr, flags: c_int) -> Ssize {
+    check_read!("recvmsg", msg, core::mem::size_of::<libc::msghdr>());
+    if !msg.is_null() {
+        // SAFETY: msg is a valid msghdr (recvmsg's contract).
+        let m = unsafe { &*msg };
+        check_read!("recvmsg", m.msg_iov, m.msg_iovlen.saturating_mul(core::mem::size_of::<libc::iovec>()));
+    }
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(recvmsg: fn(c_int, *mut libc::msghdr, c_int) -> Ssize)(fd, msg, flags) };
+    if r >= 0 && !msg.is_null() {
+        // SAFETY: the call filled the valid msghdr.
+        let m = unsafe { &*msg };
+        check_write!("recvmsg", msg, core::mem::size_of::<libc::msghdr>());
+        // SAFETY: msg_iov holds msg_iovlen valid iovecs.
+        unsafe { iov_written("recvmsg", m.msg_iov, m.msg_iovlen as c_int, r as usize) };
+        if !m.msg_name.is_null() {
+            check_write!("recvmsg", m.msg_name, m.msg_namelen as usize);
+        }
+        if !m.msg_control.is_null() {
+            check_write!("recvmsg", m.msg_control, m.msg_controllen);
+        }
+    }
+    r
+}
+
+/// Interceptor of `fread_unlocked`.
+///
+/// # Safety
+/// As `fread_unlocked`.
+#[no_mangle]
+pub unsafe extern "C" fn fread_unlocked(p: *mut c_void, size: usize, n: usize, f: *mut c_void) -> usize {
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(fread_unlocked: fn(*mut c_void, usize, usize, *mut c_void) -> usize)(p, size, n, f) };
+    check_write!("fread_unlocked", p, size.saturating_mul(r));
+    r
+}
+
+/// Interceptor of `__fread_unlocked_chk`.
+///
+/// # Safety
+/// As `__fread_unlocked_chk`.
+#[no_mangle]
+pub unsafe extern "C" fn __fread_unlocked_chk(p: *mut c_void, plen: usize, size: usize, n: usize, f: *mut c_void) -> usize {
+    // SAFETY: forwarded contract.
+    let r = unsafe { real!(__fread_unlocked_chk: fn(*mut c_void, usize, usize, usize, *mut c_void) -> usize)(p, plen, size, n, f) };
+    check_write!("__fread_unlocked_chk", p, size.saturating_mul(r));
+    r
+}
+
+/// Units (`T`) before the first zero among the first `max` at `s`, read
+/// with volatile loads (never a libc call, never past `max`).
+///
+/// # Safety
+/// `s` is valid for the units read: up to the first zero or `max`.
+unsafe fn zlen<T: Copy + PartialEq + Default>(s: *const T, max: usize) -> usize {
+    let mut i = 0;
+    // SAFETY: i < max and no zero unit before i (the caller's contract).
+    while i < max && unsafe { core::ptr::read_volatile(s.add(i)) } != T::default() {
+        i += 1;
+    }
+    i
+}
+
+/// Defines an interceptor of an `fgets`-style call (`T` the unit, `char`
+/// or `wchar_t`): on success it stored a line and its terminating zero,
+/// at most `n` units, into `s`. Those units are checked as writes after
+/// the call; the length is measured within `n - 1` units, so a pending
+/// copy that overwrites the line (the very bug reported) before it is
+/// measured cannot make the check read past the buffer. The stream's own
+/// buffer is libc's (or a `setvbuf` one, checked at that call): which
+/// `FILE` is read, and when it was opened, does not matter.
+macro_rules! fgets_like {
+    ($(#[$m:meta])* $name:ident<$u:ty>(s: $st:ty $(, $pre:ident : $pt:ty)*; n: c_int $(, $post:ident : $qt:ty)*)) => {
+        $(#[$m])*
+        /// # Safety
+        /// As the libc function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(s: $st $(, $pre: $pt)*, n: c_int $(, $post: $qt)*) -> $st {
+            // SAFETY: forwarded contract.
+            let r = unsafe { real!($name: fn($st $(, $pt)*, c_int $(, $qt)*) -> $st)(s $(, $pre)*, n $(, $post)*) };
+            if !r.is_null() && n > 0 {
+                // SAFETY: s holds a zero-terminated line of at most n units.
+                let len = unsafe { zlen::<$u>(s.cast_const(), n as usize - 1) } + 1;
+                check_write!(stringify!($name), s, len * core::mem::size_of::<$u>());
+            }
+            r
+        }
+    };
+}
+
+fgets_like!(/// Interceptor of `fgets`.
+    fgets<c_char>(s: *mut c_char; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `fgets_unlocked`.
+    fgets_unlocked<c_char>(s: *mut c_char; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `__fgets_chk` (`_FORTIFY_SOURCE`).
+    __fgets_chk<c_char>(s: *mut c_char, size: usize; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `__fgets_unlocked_chk`.
+    __fgets_unlocked_chk<c_char>(s: *mut c_char, size: usize; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `fgetws`.
+    fgetws<libc::wchar_t>(s: *mut libc::wchar_t; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `fgetws_unlocked`.
+    fgetws_unlocked<libc::wchar_t>(s: *mut libc::wchar_t; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `__fgetws_chk`.
+    __fgetws_chk<libc::wchar_t>(s: *mut libc::wchar_t, size: usize; n: c_int, f: *mut libc::FILE));
+fgets_like!(/// Interceptor of `__fgetws_unlocked_chk`.
+    __fgetws_unlocked_chk<libc::wchar_t>(s: *mut libc::wchar_t, size: usize; n: c_int, f: *mut libc::FILE));
+
+/// The checks of a `getdelim`-style call `call`. It reads the slots
+/// `*lineptr` and `*n` (checked as reads before the call), may replace the
+/// buffer through `realloc` (whose interceptor checks the old one), stores
+/// the new pointer and size into the slots when they change (checked as
+/// writes), and on success stores `r` bytes and a NUL into the buffer
+/// (checked as a write of `r + 1` bytes, ASan's `getdelim` rule).
+///
+/// # Safety
+/// `lineptr` and `n` are valid slots (the function's contract).
+#[inline(always)]
+unsafe fn getdelim_checked(name: &'static str, lineptr: *mut *mut c_char, n: *mut usize, call: impl FnOnce() -> Ssize) -> Ssize {
+    check_read!(name, lineptr, core::mem::size_of::<*mut c_char>());
+    check_read!(name, n, core::mem::size_of::<usize>());
+    // SAFETY: both slots are valid (the caller's contract).
+    let before = unsafe { (lineptr.read(), n.read()) };
+    let r = call();
+    // SAFETY: as above.
+    let after = unsafe { (lineptr.read(), n.read()) };
+    if after.0 != before.0 {
+        check_write!(name, lineptr, core::mem::size_of::<*mut c_char>());
+    }
+    if after.1 != before.1 {
+        check_write!(name, n, core::mem::size_of::<usize>());
+    }
+    if r > 0 {
+        check_write!(name, after.0, r as usize + 1);
+    }
+    r
+}
+
+/// Interceptor of `getline`.
+///
+/// # Safety
+/// As `getline`.
+#[no_mangle]
+pub unsafe extern "C" fn getline(lineptr: *mut *mut c_char, n: *mut usize, f: *mut libc::FILE) -> Ssize {
+    // SAFETY: forwarded contract.
+    unsafe {
+        getdelim_checked("getline", lineptr, n, || real!(getline: fn(*mut *mut c_char, *mut usize, *mut libc::FILE) -> Ssize)(lineptr, n, f))
+    }
+}
+
+macro_rules! getdelim {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        /// # Safety
+        /// As the libc function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(lineptr: *mut *mut c_char, n: *mut usize, delim: c_int, f: *mut libc::FILE) -> Ssize {
+            // SAFETY: forwarded contract.
+            unsafe {
+                getdelim_checked(stringify!($name), lineptr, n, || {
+                    real!($name: fn(*mut *mut c_char, *mut usize, c_int, *mut libc::FILE) -> Ssize)(lineptr, n, delim, f)
+                })
+            }
+        }
+    };
+}
+
+getdelim!(/// Interceptor of `getdelim`.
+    getdelim);
+getdelim!(/// Interceptor of `__getdelim`.
+    __getdelim);

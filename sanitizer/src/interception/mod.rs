@@ -53,6 +53,9 @@ pub const INTERCEPTED: &[&str] = &[
     "memrchr", "strspn", "strcspn", "strpbrk", "strcasecmp", "strncasecmp", "strcoll",
     "read", "pread", "pread64", "write", "pwrite", "pwrite64", "send", "sendto", "recv", "recvfrom",
     "fread", "fwrite", "__read_chk", "__fread_chk", "puts", "fputs",
+    "__pread_chk", "__pread64_chk", "__recv_chk", "__recvfrom_chk", "readv", "preadv", "preadv64", "preadv2", "preadv64v2",
+    "recvmsg", "fread_unlocked", "__fread_unlocked_chk", "fgets", "fgets_unlocked", "__fgets_chk", "__fgets_unlocked_chk",
+    "fgetws", "fgetws_unlocked", "__fgetws_chk", "__fgetws_unlocked_chk", "getline", "getdelim", "__getdelim",
     "fmemopen", "open_memstream", "open_wmemstream", "setvbuf", "setbuffer", "setbuf",
     "printf", "fprintf", "dprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vdprintf", "vsprintf", "vsnprintf",
     "__printf_chk", "__fprintf_chk", "__dprintf_chk", "__sprintf_chk", "__snprintf_chk",
@@ -69,6 +72,8 @@ pub const INTERCEPTED: &[&str] = &[
     "__wcstoll_l", "__wcstoull_l", "__isoc23_wcstol_l", "__isoc23_wcstoul_l", "__isoc23_wcstoll_l", "__isoc23_wcstoull_l",
     "wcstod_l", "wcstof_l", "wcstold_l", "__wcstod_l", "__wcstof_l", "__wcstold_l",
     "sscanf", "vsscanf", "__isoc99_sscanf", "__isoc99_vsscanf", "__isoc23_sscanf", "__isoc23_vsscanf",
+    "scanf", "vscanf", "fscanf", "vfscanf", "__isoc99_scanf", "__isoc99_vscanf", "__isoc99_fscanf", "__isoc99_vfscanf",
+    "__isoc23_scanf", "__isoc23_vscanf", "__isoc23_fscanf", "__isoc23_vfscanf",
     "pthread_create",
 ];
 

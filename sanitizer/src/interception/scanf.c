@@ -1,23 +1,30 @@
 /* CopierSanitizer: interceptors of parsers that are C-variadic or return a
  * type Rust cannot spell (see num.rs for the rule of what they read).
  *
- * sscanf family: glibc's vsscanf sizes its input with rawmemchr(s, 0)
- * before it converts anything (libio/iovsscanf.c, _IO_str_init_static_internal
- * with size 0), so the whole string, NUL included, is read. After the call
- * the outputs are checked as writes, as ASan's scanf interceptor does
+ * scanf families: the string sscanf reads, and the outputs every member
+ * stores. glibc's vsscanf sizes its input with rawmemchr(s, 0) before it
+ * converts anything (libio/iovsscanf.c, _IO_str_init_static_internal with
+ * size 0), so the whole string, NUL included, is read. A stream (scanf,
+ * fscanf, vscanf, vfscanf and their __isoc99_/__isoc23_ names) reads from
+ * its FILE's buffer, which is libc's own or a setvbuf/fmemopen buffer
+ * checked when it was handed over. After the call the outputs are checked
+ * as writes, as ASan's scanf interceptor does
  * (sanitizer_common_interceptors_format.inc): the format is parsed again,
- * and the first r assigning conversions (r = the real call's result) and
- * the %n directives among them are checked over the bytes they wrote —
- * %d and friends by their length modifier, %c by its width, %s and %[ by
- * the string stored (NUL included; at most the input's length), %m/GNU %a
- * by the pointer. A positional
- * (%1$d) or unknown directive stops the check there, as in ASan.
+ * and the first r assigning conversions (r = the real call's result; EOF
+ * checks none) and the %n directives among them are checked over the
+ * bytes they wrote — %d and friends by their length modifier, %c by its
+ * width, %s and %[ by the string stored (NUL included; at most the width,
+ * and for sscanf at most the input's length), %m/GNU %a by the pointer.
+ * A positional (%1$d) or unknown directive stops the check there, as in
+ * ASan. The wide-format families (wscanf, fwscanf, swscanf) are not
+ * intercepted.
  * <stdio.h> is not included: it renames sscanf to __isoc99_sscanf, which is
  * defined here too. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <locale.h>
 #include <wchar.h>
 
@@ -173,9 +180,11 @@ static long __copier_san_scan_size(const struct scan_dir *d) {
 /* After a scanf-family call that returned r: check the outputs it stored
  * (arguments taken from ap). */
 /* A stored string has at most in_len characters (each consumed at least
- * one input byte): its length is measured within that bound, since a
- * pending copy may overwrite a string stored into its destination (the
- * very bug reported) before it is measured. */
+ * one input byte; SIZE_MAX for a stream) and at most the directive's
+ * width: its length is measured within those bounds, since a pending copy
+ * may overwrite a string stored into its destination (the very bug
+ * reported) before it is measured. Without a width, a stream's string is
+ * measured up to its NUL, as ASan does. */
 static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list ap, int r, int gnu_a, size_t in_len) {
   long left = r;
   for (const char *p = fmt; p && *p;) {
@@ -199,10 +208,11 @@ static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list
       left--;
     if (left < 0)
       return;
+    size_t max = d.width >= 0 && (size_t)d.width < in_len ? (size_t)d.width : in_len;
     if (size == SCAN_STR)
-      size = (long)__copier_san_scan_strnlen((const char *)arg, in_len) + 1;
+      size = (long)__copier_san_scan_strnlen((const char *)arg, max) + 1;
     else if (size == SCAN_WSTR)
-      size = (long)(__copier_san_scan_wcsnlen((const wchar_t *)arg, in_len) + 1) * (long)sizeof(wchar_t);
+      size = (long)(__copier_san_scan_wcsnlen((const wchar_t *)arg, max) + 1) * (long)sizeof(wchar_t);
     __copier_san_intercept_check(arg, (size_t)size, 1, name);
   }
 }
@@ -249,3 +259,70 @@ typedef int (*vsscanf_t)(const char *, const char *, va_list);
 SCAN(sscanf, vsscanf, vsscanf, 1)
 SCAN(__isoc99_sscanf, __isoc99_vsscanf, __isoc99_vsscanf, 0)
 SCAN(__isoc23_sscanf, __isoc23_vsscanf, __isoc99_vsscanf, 0)
+
+/* Stream input: vfscanf-style `vname` and fscanf-style `name` (a FILE *
+ * first), or, with STDIN, vscanf-style and scanf-style (no FILE). The
+ * outputs are checked as for sscanf, with no input length to bound a
+ * string. */
+typedef int (*vfscanf_t)(void *, const char *, va_list);
+typedef int (*vscanf_t)(const char *, va_list);
+#define REAL_OR(type, vname, fallback)                                     \
+  static type __copier_san_real_##vname(void) {                             \
+    static type f;                                                         \
+    if (!f)                                                                \
+      f = (type)dlsym(RTLD_NEXT, #vname);                                  \
+    if (!f)                                                                \
+      f = (type)dlsym(RTLD_NEXT, #fallback);                               \
+    return f;                                                              \
+  }
+#define FSCAN(name, vname, fallback, gnu_a)                                \
+  REAL_OR(vfscanf_t, vname, fallback)                                      \
+  int vname(void *f, const char *fmt, va_list ap) {                        \
+    vfscanf_t real = __copier_san_real_##vname();                          \
+    va_list aq;                                                            \
+    va_copy(aq, ap);                                                       \
+    int r = real(f, fmt, ap);                                              \
+    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a, SIZE_MAX);        \
+    va_end(aq);                                                            \
+    return r;                                                              \
+  }                                                                        \
+  int name(void *f, const char *fmt, ...) {                                \
+    vfscanf_t real = __copier_san_real_##vname();                          \
+    va_list ap, aq;                                                        \
+    va_start(ap, fmt);                                                     \
+    va_copy(aq, ap);                                                       \
+    int r = real(f, fmt, ap);                                              \
+    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a, SIZE_MAX);         \
+    va_end(aq);                                                            \
+    va_end(ap);                                                            \
+    return r;                                                              \
+  }
+#define STDIN_SCAN(name, vname, fallback, gnu_a)                           \
+  REAL_OR(vscanf_t, vname, fallback)                                       \
+  int vname(const char *fmt, va_list ap) {                                 \
+    vscanf_t real = __copier_san_real_##vname();                           \
+    va_list aq;                                                            \
+    va_copy(aq, ap);                                                       \
+    int r = real(fmt, ap);                                                 \
+    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a, SIZE_MAX);        \
+    va_end(aq);                                                            \
+    return r;                                                              \
+  }                                                                        \
+  int name(const char *fmt, ...) {                                         \
+    vscanf_t real = __copier_san_real_##vname();                           \
+    va_list ap, aq;                                                        \
+    va_start(ap, fmt);                                                     \
+    va_copy(aq, ap);                                                       \
+    int r = real(fmt, ap);                                                 \
+    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a, SIZE_MAX);         \
+    va_end(aq);                                                            \
+    va_end(ap);                                                            \
+    return r;                                                              \
+  }
+
+FSCAN(fscanf, vfscanf, vfscanf, 1)
+FSCAN(__isoc99_fscanf, __isoc99_vfscanf, __isoc99_vfscanf, 0)
+FSCAN(__isoc23_fscanf, __isoc23_vfscanf, __isoc99_vfscanf, 0)
+STDIN_SCAN(scanf, vscanf, vscanf, 1)
+STDIN_SCAN(__isoc99_scanf, __isoc99_vscanf, __isoc99_vscanf, 0)
+STDIN_SCAN(__isoc23_scanf, __isoc23_vscanf, __isoc99_vscanf, 0)
