@@ -83,3 +83,24 @@ require_pieces() {
     exit 1
   fi
 }
+
+# prune FILE...: removes a passing check's build products (executables are
+# ~9 MB each: the runtime and Rust's std carry debug info), so a suite's peak
+# disk use stays that of one case plus the failures, whose files are kept for
+# inspection. COPIER_KEEP_OUTPUT=1 keeps everything.
+prune() {
+  [ "${COPIER_KEEP_OUTPUT:-0}" = 1 ] || rm -rf "$@"
+}
+
+# low_disk_note PATH: prints a note when PATH's file system has less than
+# 512 MiB free, else nothing. A link that runs out of disk loses the linker's
+# own message (it is written before the linker deletes its partial output and
+# frees the space), leaving only "linker command failed with exit code 1":
+# print this beside every build failure.
+low_disk_note() {
+  local avail
+  avail=$(df -Pk "$1" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')
+  if [ -n "$avail" ] && [ "$avail" -lt 512 ]; then
+    echo "(only ${avail} MiB free on the file system of $1: a build may have failed for lack of disk, and the linker's own message is then lost)"
+  fi
+}

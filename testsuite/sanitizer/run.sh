@@ -41,6 +41,7 @@ LIBS=(-lpthread -ldl -lm -lrt -lutil)
 rm -rf "$OUT"
 mkdir -p "$OUT"
 passed=0
+last_ok=0
 failed=0
 skipped=0
 
@@ -56,16 +57,25 @@ else
   echo "sanitizer: the plugin has no copier-sanitizer pass yet: only interceptor checks run" >&2
 fi
 
+# prune_ok BIN: drops BIN's executable and IR once its check passed (the .out,
+# .err and .build logs stay).
+prune_ok() {
+  [ "$last_ok" = 1 ] && prune "$1" "$1.ll" "$1.seeded.ll" "$1.bc"
+  return 0
+}
+
 directive() { sed -n "s|^// $2: *||p" "$1" | head -1; }
 
 ok() {
   passed=$((passed + 1))
+  last_ok=1
   echo "sanitizer $1: ok${2:+, $2}"
 }
 
 bad() {
   failed=$((failed + 1))
-  echo "sanitizer $1: FAILED: $2"
+  last_ok=0
+  echo "sanitizer $1: FAILED: $2 $(low_disk_note "$OUT")"
   [ -f "${3:-}" ] && head -30 "$3" | sed 's/^/    /'
   return 0
 }
@@ -178,6 +188,7 @@ for src in "$SAN"/seeded/*.c "$SAN"/seeded/*.cc; do
     nl=$n$opt
     if build_hand "$src" "$OUT/$nl" "$opt"; then
       check_seeded "$nl" "$src" "$OUT/$nl"
+      prune_ok "$OUT/$nl"
     else
       bad "$nl" "build failed" "$OUT/$nl.build"
     fi
@@ -188,6 +199,7 @@ if [ $have_pass = 1 ]; then
     n=cg-seeded-$(basename "$src" .c)
     if build_cg_seeded "$src" "$OUT/$n"; then
       check_seeded "$n" "$src" "$OUT/$n"
+      prune_ok "$OUT/$n"
     else
       bad "$n" "build failed" "$OUT/$n.build"
     fi
@@ -197,7 +209,7 @@ fi
 # --- 2. correct programs: zero reports -------------------------------------------
 for src in "$SAN"/ok/*.c; do
   n=ok-$(basename "$src" .c)
-  if build_hand "$src" "$OUT/$n"; then check_clean "$n" "$OUT/$n"; else bad "$n" "build failed" "$OUT/$n.build"; fi
+  if build_hand "$src" "$OUT/$n"; then check_clean "$n" "$OUT/$n" && prune_ok "$OUT/$n"; else bad "$n" "build failed" "$OUT/$n.build"; fi
 done
 if [ $have_pass = 1 ]; then
   # The same programs with CopierGen rewriting their memcpy calls too.
@@ -205,6 +217,7 @@ if [ $have_pass = 1 ]; then
     n=cgbuild-$(basename "$src" .c)
     if "$COPIERGEN" cc --sanitize -O2 -g "$src" -o "$OUT/$n" -lpthread 2>"$OUT/$n.build"; then
       check_clean "$n" "$OUT/$n"
+      prune_ok "$OUT/$n"
     else
       bad "$n" "build failed" "$OUT/$n.build"
     fi
@@ -218,6 +231,7 @@ if [ $have_pass = 1 ]; then
           prog-copy_parse) check_clean "$n$opt" "$OUT/$n$opt" /var/lib/dpkg/status 2 ;;
           *) check_clean "$n$opt" "$OUT/$n$opt" ;;
         esac
+        prune_ok "$OUT/$n$opt"
       else
         bad "$n$opt" "build failed" "$OUT/$n$opt.build"
       fi
@@ -228,6 +242,7 @@ if [ $have_pass = 1 ]; then
     for opt in -O0 -O2; do
       if "$COPIERGEN" c++ --sanitize "$opt" -g "$src" -o "$OUT/$n$opt" 2>"$OUT/$n$opt.build"; then
         check_clean "$n$opt" "$OUT/$n$opt"
+        prune_ok "$OUT/$n$opt"
       else
         bad "$n$opt" "build failed" "$OUT/$n$opt.build"
       fi

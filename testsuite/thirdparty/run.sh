@@ -29,6 +29,8 @@
 # summed over the COPIER_STATS=1 exit lines of the test processes) and writes it
 # to third_party/build/results/<pkg><suffix>.txt. A failure writes
 # "FAIL (configure|build|test|timeout|sanitizer)" there instead and exits 1.
+# After a passing suite the tree is removed (logs and result stay; set
+# COPIER_KEEP_OUTPUT=1 to keep it); a failing or --build-only tree stays.
 #
 # Modes (combinable; the suffix names the tree, logs and result):
 #   (none)          the pass with default options
@@ -424,3 +426,6 @@ mode=PASS
 [ $run_suite = 1 ] || mode=BUILT
 line="thirdparty $pkg$suffix: $mode rewritten=$rewritten csyncs=$csyncs missed=$missed processes=$procs async_tasks=$tasks inline=$inline async_bytes=$bytes tests=$tests$reports build=${build_s}s test=${test_s}s"
 echo "$line" | tee "$result"
+# A passed suite's tree (Redis's is ~0.5 GB) goes; logs and the result stay.
+# --build-only trees stay: the benchmarks run them.
+[ $mode != PASS ] || prune "$tree"
