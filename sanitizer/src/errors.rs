@@ -86,8 +86,11 @@ pub struct WriteBeforeCsync(pub Common);
 pub struct SourceWriteBeforeCsync(pub Common);
 /// Freeing (free, realloc, munmap) memory a pending copy reads or writes.
 pub struct FreeBeforeCsync(pub Common);
-/// A function returned while a pending copy still writes or reads a stack
-/// variable of its frame (the copy would land in, or read, a dead frame).
+/// A function returned (or a `longjmp` left its frame, `Common::via`
+/// naming the jump function, or a C++ exception unwound it, `via` then
+/// `__cxa_begin_catch`) while a pending copy still writes or reads a
+/// stack variable of its frame (the copy would land in, or read, a dead
+/// frame).
 pub struct ReturnBeforeCsync(pub Common);
 /// A stack variable's scope ended while a pending copy still writes or
 /// reads it.
@@ -179,6 +182,24 @@ impl ErrorReport for ReturnBeforeCsync {
     }
     fn access_line(&self) -> String {
         let c = &self.0;
+        if c.via == Some("__cxa_begin_catch") {
+            return format!(
+                "CATCH of an exception that unwound the stack frames that hold [{:#x}, {:#x}) ({} bytes) thread T{}",
+                c.addr,
+                c.addr + c.size,
+                c.size,
+                c.thread
+            );
+        }
+        if let Some(jump) = c.via {
+            return format!(
+                "LONGJMP out of the stack frames that hold [{:#x}, {:#x}) ({} bytes) thread T{} (in a call to {jump})",
+                c.addr,
+                c.addr + c.size,
+                c.size,
+                c.thread
+            );
+        }
         format!(
             "RETURN from the function (frame #0) whose stack frame holds [{:#x}, {:#x}) ({} bytes) thread T{}",
             c.addr,

@@ -42,12 +42,40 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
     LIVE.store(t.len(), Relaxed);
 }
 
+thread_local! {
+    /// Set while [`wait_unsynced`] waits: the runtime's sync events on this
+    /// thread do not drive the tracker.
+    static UNSYNCED_WAIT: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+extern "C" {
+    /// libcopier's `csync` (runtime/include/copier.h).
+    fn csync(addr: *const core::ffi::c_void, n: usize);
+}
+
+/// Wait until no copy writes or reads `[addr, addr + len)` any more,
+/// without telling the tracker: the copies stay pending for the program
+/// (reports still follow program events only), but can no longer change
+/// those bytes. Used where the sanitizer must keep a copy from landing in
+/// stack memory that dies before the check that reports it can run (a
+/// C++ exception unwinding to its handler).
+pub fn wait_unsynced(addr: usize, len: usize) {
+    let _ = UNSYNCED_WAIT.try_with(|w| w.set(true));
+    // SAFETY: csync only waits; any range is valid.
+    unsafe { csync(addr as *const core::ffi::c_void, len) };
+    let _ = UNSYNCED_WAIT.try_with(|w| w.set(false));
+}
+
+fn unsynced_wait() -> bool {
+    UNSYNCED_WAIT.try_with(core::cell::Cell::get).unwrap_or(false)
+}
+
 fn on_sync(addr: usize, len: usize) {
     // A range with no pending bit holds no pending byte of any copy (the
     // shadow is the union of the copies' pending bytes): nothing to release,
     // no lock taken. (A range reaching outside the shadow, e.g. a csync of
     // everything, takes the tracker's path.)
-    if LIVE.load(Relaxed) == 0 || (RealShadow.covers(addr, len) && !shadow::any(&RealShadow, addr, len, ALL_BITS)) {
+    if LIVE.load(Relaxed) == 0 || (RealShadow.covers(addr, len) && !shadow::any(&RealShadow, addr, len, ALL_BITS)) || unsynced_wait() {
         return;
     }
     let _g = RuntimeGuard::enter();
@@ -73,7 +101,7 @@ pub fn ready_window(addr: usize, want: usize) -> (usize, usize) {
 }
 
 fn on_sync_all() {
-    if LIVE.load(Relaxed) == 0 {
+    if LIVE.load(Relaxed) == 0 || unsynced_wait() {
         return;
     }
     let _g = RuntimeGuard::enter();

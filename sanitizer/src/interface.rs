@@ -164,15 +164,16 @@ pub extern "C" fn __copier_san_storeN_noabort(addr: usize, size: usize) {
 }
 
 /// The end of a stack variable's life: `kind` is [`Access::Return`] or
-/// [`Access::ScopeEnd`]. Reports if a pending copy still writes or reads a
-/// byte of `[addr, addr + size)`; when the program goes on (`recover`, or
-/// `halt_on_error=0`), waits for those copies (`csync`), so the copy does
-/// not land in a frame the program reuses.
-fn frame_end(addr: usize, size: usize, kind: Access, recover: bool) {
+/// [`Access::ScopeEnd`]; `via` names the function that ended it when that
+/// is not a return (`longjmp`). Reports if a pending copy still writes or
+/// reads a byte of `[addr, addr + size)`; when the program goes on
+/// (`recover`, or `halt_on_error=0`), waits for those copies (`csync`), so
+/// the copy does not land in a frame the program reuses.
+pub(crate) fn frame_end(addr: usize, size: usize, kind: Access, via: Option<&'static str>, recover: bool) {
     if !crate::report::would_report(addr, size, kind) {
         return;
     }
-    check(addr, size, kind, None, recover);
+    check(addr, size, kind, via, recover);
     // SAFETY: csync only waits; any range is valid.
     unsafe { csync(addr as *const core::ffi::c_void, size) };
 }
@@ -185,13 +186,13 @@ fn frame_end(addr: usize, size: usize, kind: Access, recover: bool) {
 /// not checked.
 #[no_mangle]
 pub extern "C" fn __copier_san_return(addr: usize, size: usize) {
-    frame_end(addr, size, Access::Return, false);
+    frame_end(addr, size, Access::Return, None, false);
 }
 
 /// As [`__copier_san_return`]; never halts.
 #[no_mangle]
 pub extern "C" fn __copier_san_return_noabort(addr: usize, size: usize) {
-    frame_end(addr, size, Access::Return, true);
+    frame_end(addr, size, Access::Return, None, true);
 }
 
 /// Called before `llvm.lifetime.end` of an escaping stack variable (the end
@@ -199,13 +200,13 @@ pub extern "C" fn __copier_san_return_noabort(addr: usize, size: usize) {
 /// `scope-end-before-csync` if a pending copy still writes or reads it.
 #[no_mangle]
 pub extern "C" fn __copier_san_scope_end(addr: usize, size: usize) {
-    frame_end(addr, size, Access::ScopeEnd, false);
+    frame_end(addr, size, Access::ScopeEnd, None, false);
 }
 
 /// As [`__copier_san_scope_end`]; never halts.
 #[no_mangle]
 pub extern "C" fn __copier_san_scope_end_noabort(addr: usize, size: usize) {
-    frame_end(addr, size, Access::ScopeEnd, true);
+    frame_end(addr, size, Access::ScopeEnd, None, true);
 }
 
 extern "C" {

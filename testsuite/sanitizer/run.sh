@@ -12,7 +12,7 @@
 #      ERROR: CopierSanitizer: <kind> on address 0x… (N bytes) in thread T<n>
 #    and whose SUMMARY names <kind> and the file:line of the comment
 #    "BUG: <kind>" in the source.
-# 2. Correct programs must run with zero reports: ok/*.c (hand-written, and
+# 2. Correct programs must run with zero reports: ok/*.c, ok/*.cc (hand-written, and
 #    again with CopierGen rewriting them), cg/*.c unmodified, and the
 #    CopierGen test programs (testsuite/e2e/c, testsuite/e2e/cpp,
 #    examples/*.c) built with `copiergen cc --sanitize`.
@@ -207,15 +207,17 @@ if [ $have_pass = 1 ]; then
 fi
 
 # --- 2. correct programs: zero reports -------------------------------------------
-for src in "$SAN"/ok/*.c; do
-  n=ok-$(basename "$src" .c)
+for src in "$SAN"/ok/*.c "$SAN"/ok/*.cc; do
+  n=ok-$(basename "${src%.cc}" .c)
   if build_hand "$src" "$OUT/$n"; then check_clean "$n" "$OUT/$n" && prune_ok "$OUT/$n"; else bad "$n" "build failed" "$OUT/$n.build"; fi
 done
 if [ $have_pass = 1 ]; then
   # The same programs with CopierGen rewriting their memcpy calls too.
-  for src in "$SAN"/ok/*.c "$SAN"/cg/*.c; do
-    n=cgbuild-$(basename "$src" .c)
-    if "$COPIERGEN" cc --sanitize -O2 -g "$src" -o "$OUT/$n" -lpthread 2>"$OUT/$n.build"; then
+  for src in "$SAN"/ok/*.c "$SAN"/ok/*.cc "$SAN"/cg/*.c; do
+    n=cgbuild-$(basename "${src%.cc}" .c)
+    driver=cc
+    case $src in *.cc) driver=c++ ;; esac
+    if "$COPIERGEN" "$driver" --sanitize -O2 -g "$src" -o "$OUT/$n" -lpthread 2>"$OUT/$n.build"; then
       check_clean "$n" "$OUT/$n"
       prune_ok "$OUT/$n"
     else

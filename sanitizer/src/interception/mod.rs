@@ -12,7 +12,7 @@
 //!
 //! # Adding an interceptor
 //! 1. Define it in the file of its family (`malloc.rs`, `mem.rs`, `str.rs`,
-//!    `io.rs`, `num.rs`, `pthread.rs`; C-variadic ones in `printf.c` or
+//!    `io.rs`, `num.rs`, `pthread.rs`, `jump.rs`; C-variadic ones in `printf.c` or
 //!    `scanf.c`), with the exact
 //!    C prototype, `#[no_mangle] pub unsafe extern "C"`.
 //! 2. Check with `check_read!`/`check_write!`/`check_free!` (macros, so they
@@ -37,6 +37,7 @@ use core::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 pub mod io;
+pub mod jump;
 pub mod malloc;
 pub mod mem;
 pub mod num;
@@ -74,7 +75,8 @@ pub const INTERCEPTED: &[&str] = &[
     "sscanf", "vsscanf", "__isoc99_sscanf", "__isoc99_vsscanf", "__isoc23_sscanf", "__isoc23_vsscanf",
     "scanf", "vscanf", "fscanf", "vfscanf", "__isoc99_scanf", "__isoc99_vscanf", "__isoc99_fscanf", "__isoc99_vfscanf",
     "__isoc23_scanf", "__isoc23_vscanf", "__isoc23_fscanf", "__isoc23_vfscanf",
-    "pthread_create",
+    "pthread_create", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+    "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
 ];
 
 /// Find the next definition of `name` (NUL-terminated) after this object.
