@@ -551,17 +551,35 @@ pub fn note_handlers(n: usize) {
     HANDLERS_QUEUED.store(n, Ordering::Release);
 }
 
-/// Free retired slots at the tail of `client`'s ring (tracker lock held).
-pub fn advance_tail(client: u16) {
+/// Free retired slots at the tail of `client`'s ring (tracker lock held),
+/// and queue the completion handlers of the freed slots on `handlers`.
+///
+/// A handler is queued only here, so it runs after its copy AND every copy
+/// the same thread submitted before it completed: the handler may free or
+/// reuse the copy's source (`amemcpy_handler`: "e.g. to free the source"),
+/// which with memcpy every earlier copy had long finished reading, also
+/// outside this copy's range (`amemcpy(d1, msg, n); amemcpy_handler(d2, msg +
+/// h, n - h, free, msg)`). Copies are retired out of order, slots freed in
+/// order.
+pub fn advance_tail(client: u16, handlers: &mut std::collections::VecDeque<crate::tracker::HandlerTask>) {
     let Some(r) = client_at(client as usize).and_then(ring_of) else { return };
     let mut t = r.tail();
     let end = r.ingested();
+    let queued = handlers.len();
     while t < end {
-        let d = &r.slot(t).desc;
+        let e = r.slot(t);
+        let d = &e.desc;
         if d.pos() != t || d.flags() & RETIRED == 0 {
             break;
         }
+        let f = e.handler.load(Ordering::Relaxed);
+        if f != 0 {
+            handlers.push_back(crate::tracker::HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: e.dst(), src: e.src(), len: e.len() });
+        }
         t += 1;
+    }
+    if handlers.len() != queued {
+        note_handlers(handlers.len());
     }
     r.set_tail(t);
 }
@@ -1476,6 +1494,16 @@ fn count_inline_slow() {
 unsafe fn sync_copy(dst: *mut u8, src: *const u8, n: usize, handler: usize, arg: usize, client: Option<&Client>) {
     if !nothing_pending() {
         wait_ranges(&[(dst as usize, n, false), (src as usize, n, true)], false);
+        if handler != 0 {
+            // the handler may free the source: as for a queued copy
+            // (`advance_tail`), every earlier copy of this thread completes
+            // first
+            if let Some(c) = client {
+                if let Some(_busy) = Busy::enter() {
+                    drive_pending_of(Some(c.idx as usize));
+                }
+            }
+        }
     }
     // SAFETY: caller contract; overlap-safe.
     unsafe { engine::move_bytes(dst, src, n) };
@@ -1892,11 +1920,20 @@ fn drain_for_fork() {
 /// is retired. Returns whether any task was pending. Used by `csync_all` and
 /// by `fork_prepare`'s drain; the caller must hold `Busy`.
 fn drive_all_pending() -> bool {
+    drive_pending_of(None)
+}
+
+/// [`drive_all_pending`] for the tasks of one client's queue (`Some(idx)`)
+/// or of every queue (`None`).
+fn drive_pending_of(only: Option<usize>) -> bool {
     let mut targets = Vec::new();
     {
         let mut g = TRACKER.lock();
         g.ingest_all();
         for i in 0..NCLIENTS.load(Ordering::Acquire) {
+            if only.is_some_and(|o| o != i) {
+                continue;
+            }
             let Some(r) = client_at(i).and_then(ring_of) else { continue };
             for p in r.tail()..r.ingested() {
                 let d = &r.slot(p).desc;
@@ -1911,11 +1948,15 @@ fn drive_all_pending() -> bool {
         drive(t, Mode::Waiter, &mut budget);
     }
     // The last segment's executor may still be retiring a task (and
-    // queueing its handler): wait for RETIRED, set under the lock after the
-    // handler is queued.
+    // queueing its handler): wait for RETIRED, then take the lock once: the
+    // retirer queues handlers (`advance_tail`) after setting RETIRED, in
+    // the same critical section.
     for &(t, ..) in &targets {
         let d = &entry(t).desc;
         wait_until(|| d.pos() != t.pos || d.flags() & RETIRED != 0);
+    }
+    if !targets.is_empty() {
+        drop(TRACKER.lock());
     }
     !targets.is_empty()
 }

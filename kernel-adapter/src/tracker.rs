@@ -422,6 +422,24 @@ impl Tracker {
         // tasks whose output this task reads (never dropped below)
         let raw_on: Vec<TaskRef> = ext.edges.iter().map(|e| e.t).collect();
 
+        // 1b. a copy with a completion handler also waits for the earlier
+        // copies that read its source: the handler may free or reuse the
+        // source as soon as this copy completes ("e.g. to free the source",
+        // `amemcpy_handler`), which the program may do because with memcpy
+        // every earlier copy had long read it (amemcpy(d1, msg);
+        // amemcpy_handler(d2, msg, n, free, msg)). Earlier readers include
+        // copies that absorbed from this source. (Edges point to earlier
+        // tasks only, so no cycle.)
+        if e.handler.load(Ordering::Relaxed) != 0 {
+            self.map.visit(s, s + n, |a, b, _, readers| {
+                for r in readers {
+                    if r.t != t && !bytes_done(r.t, r.off, b - a) {
+                        ext.edges.push(Edge { t: r.t, t_off: a - s, e_off: r.off, len: b - a });
+                    }
+                }
+            });
+        }
+
         // 2. destination side: WAW on the last writer, WAR on readers.
         let mut lazy_cands: Vec<TaskRef> = Vec::new();
         self.map.visit(d, d + n, |a, b, w, readers| {
@@ -526,9 +544,15 @@ impl Tracker {
         absorbed: &mut BTreeMap<usize, usize>,
     ) {
         let we = entry(w.t);
+        // Never from a copy with a completion handler: the handler runs as
+        // soon as that copy completes and may free or reuse its source
+        // ("e.g. to free the source", `amemcpy_handler`), while an
+        // absorbing copy would still read it. (Absorbed pieces only ever
+        // name handler-less owners, so a chain through redirects is safe.)
         let can_absorb = absorb
             && flags & FLAG_OVERLAP == 0
             && we.flags.load(Ordering::Relaxed) & FLAG_OVERLAP == 0
+            && we.handler.load(Ordering::Relaxed) == 0
             && we.desc.flags() & FAULTED == 0;
         if !can_absorb {
             ext.edges.push(Edge { t: w.t, t_off, e_off: w.off, len });
@@ -601,13 +625,9 @@ impl Tracker {
             COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
             COUNTERS.bytes.fetch_add(n as u64, Ordering::Relaxed);
         }
-        let f = e.handler.load(Ordering::Relaxed);
-        if f != 0 {
-            self.handlers.push_back(HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: d, src: s, len: n });
-            crate::service::note_handlers(self.handlers.len());
-        }
         e.desc.set_flags(RETIRED);
-        crate::service::advance_tail(t.client);
+        // (the handler is queued when the slot is freed, see `advance_tail`)
+        crate::service::advance_tail(t.client, &mut self.handlers);
     }
 }
 

@@ -137,7 +137,9 @@ pub unsafe extern "C" fn amemcpy_lazy(dst: *mut c_void, src: *const c_void, n: u
 /// Copy with a completion handler: `fn(arg)` runs exactly once after the copy
 /// completed (e.g. to free the source), off the caller's critical path (on
 /// the service thread or a thread that waits for the copy; at once if the
-/// copy ran synchronously). Returns `dst`.
+/// copy ran synchronously). Returns `dst`. It runs only once every copy the
+/// calling thread submitted before this one has completed too, so it may
+/// free a source that earlier copies also read, as after `memcpy`.
 ///
 /// A handler may call every Copier function: submit copies (with handlers
 /// too; they nest), `csync`, `csync_ready_end`, `copier_wait`,

@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -69,6 +69,16 @@ done
 for mode in copy handler all; do
   for opts in "" "spawn=0" "queue_depth=2"; do
     if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/signal" $mode 1500 bg); then ok "signal $mode [$opts]: $r"; else ko "signal $mode [$opts] (exit $?): $r"; fi
+  done
+done
+
+# a completion handler that frees the copy's source: no earlier copy (one
+# that absorbed from that source, or one that reads it too) reads it after
+for mode in absorb earlier chain; do
+  for how in "" unmap; do
+    for opts in "" "spawn=0" "queue_depth=2" "absorb=0" "segment_size=64k:exec_batch=1"; do
+      if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/handler_free" $mode $how 2>&1); then ok "handler_free $mode $how [$opts]"; else ko "handler_free $mode $how [$opts] (exit $?): $r"; fi
+    done
   done
 done
 
