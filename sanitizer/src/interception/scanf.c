@@ -30,6 +30,7 @@
 
 void __copier_san_intercept_check(const void *p, size_t n, int is_write, const char *name);
 void __copier_san_parsed(const char *name, const void *s, void *end, size_t unit, void *endptr);
+size_t __copier_san_stored_len(const void *p, size_t unit, size_t max);
 
 #define REAL(type, name)                                                   \
   static type real_##name;                                                 \
@@ -39,18 +40,6 @@ void __copier_san_parsed(const char *name, const void *s, void *end, size_t unit
 static size_t __copier_san_scan_strlen(const char *s) {
   size_t n = 0;
   while (((const volatile char *)s)[n])
-    n++;
-  return n;
-}
-static size_t __copier_san_scan_strnlen(const char *s, size_t max) {
-  size_t n = 0;
-  while (n < max && ((const volatile char *)s)[n])
-    n++;
-  return n;
-}
-static size_t __copier_san_scan_wcsnlen(const wchar_t *s, size_t max) {
-  size_t n = 0;
-  while (n < max && ((const volatile wchar_t *)s)[n])
     n++;
   return n;
 }
@@ -181,10 +170,10 @@ static long __copier_san_scan_size(const struct scan_dir *d) {
  * (arguments taken from ap). */
 /* A stored string has at most in_len characters (each consumed at least
  * one input byte; SIZE_MAX for a stream) and at most the directive's
- * width: its length is measured within those bounds, since a pending copy
- * may overwrite a string stored into its destination (the very bug
- * reported) before it is measured. Without a width, a stream's string is
- * measured up to its NUL, as ASan does. */
+ * width: its length is measured within those bounds, and never past the
+ * end of a pending destination it runs into (__copier_san_stored_len),
+ * since a pending copy may overwrite a string stored into its destination
+ * (the very bug reported) before it is measured. */
 static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list ap, int r, int gnu_a, size_t in_len) {
   long left = r;
   for (const char *p = fmt; p && *p;) {
@@ -210,9 +199,9 @@ static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list
       return;
     size_t max = d.width >= 0 && (size_t)d.width < in_len ? (size_t)d.width : in_len;
     if (size == SCAN_STR)
-      size = (long)__copier_san_scan_strnlen((const char *)arg, max) + 1;
+      size = (long)__copier_san_stored_len(arg, 1, max) + 1;
     else if (size == SCAN_WSTR)
-      size = (long)(__copier_san_scan_wcsnlen((const wchar_t *)arg, max) + 1) * (long)sizeof(wchar_t);
+      size = (long)(__copier_san_stored_len(arg, sizeof(wchar_t), max) + 1) * (long)sizeof(wchar_t);
     __copier_san_intercept_check(arg, (size_t)size, 1, name);
   }
 }
