@@ -76,7 +76,6 @@ pub const INTERCEPTED: &[&str] = &[
     "scanf", "vscanf", "fscanf", "vfscanf", "__isoc99_scanf", "__isoc99_vscanf", "__isoc99_fscanf", "__isoc99_vfscanf",
     "__isoc23_scanf", "__isoc23_vscanf", "__isoc23_fscanf", "__isoc23_vfscanf",
     "pthread_create", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-    "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
 ];
 
 /// Find the next definition of `name` (NUL-terminated) after this object.
