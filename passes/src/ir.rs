@@ -638,3 +638,54 @@ pub fn set_call_conv(call: LLVMValueRef, cc: u32) {
     // SAFETY: handle invariant; `call` is a call instruction.
     unsafe { c::LLVMSetInstructionCallConv(call, cc) }
 }
+
+/// The function an instruction is in.
+pub fn parent_function(inst: LLVMValueRef) -> LLVMValueRef {
+    // SAFETY: handle invariant; `inst` is an instruction in a block of a
+    // function.
+    unsafe { c::LLVMGetBasicBlockParent(c::LLVMGetInstructionParent(inst)) }
+}
+
+/// Parameter `i` of a function, if it has that many.
+pub fn param(function: LLVMValueRef, i: u32) -> Option<LLVMValueRef> {
+    // SAFETY: handle invariant; `function` is a function, `i` is checked
+    // against its parameter count.
+    unsafe { (i < c::LLVMCountParams(function)).then(|| c::LLVMGetParam(function, i)) }
+}
+
+/// What kind of value a user of a value is, for walking use chains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueClass {
+    /// An instruction.
+    Instruction,
+    /// A function.
+    Function,
+    /// A global variable (the user of its initializer).
+    GlobalVariable,
+    /// A global alias or ifunc.
+    GlobalAlias,
+    /// A constant expression or aggregate constant.
+    Constant,
+    /// Anything else (metadata wrappers, arguments, ...).
+    Other,
+}
+
+/// Classifies `v`.
+pub fn value_class(v: LLVMValueRef) -> ValueClass {
+    // SAFETY: handle invariant; the LLVMIsA* queries only inspect `v`.
+    unsafe {
+        if !c::LLVMIsAInstruction(v).is_null() {
+            ValueClass::Instruction
+        } else if !c::LLVMIsAFunction(v).is_null() {
+            ValueClass::Function
+        } else if !c::LLVMIsAGlobalVariable(v).is_null() {
+            ValueClass::GlobalVariable
+        } else if !c::LLVMIsAGlobalAlias(v).is_null() || !c::LLVMIsAGlobalIFunc(v).is_null() {
+            ValueClass::GlobalAlias
+        } else if !c::LLVMIsAConstant(v).is_null() {
+            ValueClass::Constant
+        } else {
+            ValueClass::Other
+        }
+    }
+}

@@ -84,6 +84,14 @@ pub enum SkipReason {
     Invoke,
     /// In a function of the Copier runtime (never rewritten).
     RuntimeFunction(String),
+    /// The function is a signal handler or may run in one (it, the
+    /// handler): `amemcpy` and `csync` are not async-signal-safe.
+    SignalHandler {
+        /// The function of the copy.
+        function: String,
+        /// A signal handler it runs in (the function itself for a handler).
+        handler: String,
+    },
     /// The function uses funclet-based exception handling (Windows EH).
     Funclets,
     /// The function needs more alias queries than allowed (made, limit).
@@ -143,6 +151,12 @@ impl SkipReason {
             }
             SkipReason::Invoke => "copy is called with invoke".to_owned(),
             SkipReason::RuntimeFunction(f) => format!("function '{f}' belongs to the Copier runtime"),
+            SkipReason::SignalHandler { function, handler } if function == handler => format!(
+                "function '{function}' is a signal handler: memcpy is async-signal-safe, amemcpy and csync are not"
+            ),
+            SkipReason::SignalHandler { function, handler } => format!(
+                "function '{function}' may run in signal handler '{handler}' (called from it): memcpy is async-signal-safe, amemcpy and csync are not"
+            ),
             SkipReason::Funclets => "function uses funclet-based exception handling (not supported)".to_owned(),
             SkipReason::TooLarge(q, m) => {
                 format!("function too large for the csync analysis ({q} alias queries, limit {m}, -copiergen-max-queries)")
@@ -184,6 +198,7 @@ impl SkipReason {
             SkipReason::CheckAlwaysFails => "CheckAlwaysFails",
             SkipReason::Invoke => "Invoke",
             SkipReason::RuntimeFunction(_) => "RuntimeFunction",
+            SkipReason::SignalHandler { .. } => "SignalHandler",
             SkipReason::Funclets => "Funclets",
             SkipReason::TooLarge(..) => "TooLarge",
             SkipReason::Unreachable => "Unreachable",

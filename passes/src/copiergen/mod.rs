@@ -15,14 +15,17 @@
 //!
 //! Functions of the Copier runtime are never rewritten (brief: names
 //! `amemcpy*`, `amemmove*`, `csync*`, `copier_*`, `__copier*`, sections
-//! `.text.copier*`). Modules for targets libcopier does not run on (GPU,
-//! wasm, non-Linux) are left alone.
+//! `.text.copier*`), nor are signal handlers and the functions of the
+//! module they call ([`signals`]: `amemcpy`/`csync` are not
+//! async-signal-safe, `memcpy` is). Modules for targets libcopier does not
+//! run on (GPU, wasm, non-Linux) are left alone.
 
 pub mod candidates;
 pub mod effects;
 pub mod emit;
 pub mod placement;
 pub mod remarks;
+pub mod signals;
 
 use crate::context::{self, FunctionAnalyses, ModuleContext, Severity};
 use crate::ir;
@@ -135,11 +138,15 @@ impl ModulePass for CopierGen {
         let definitions: Vec<LLVMValueRef> = ir::functions(cx.raw())
             .filter(|&f| !ir::is_declaration(f) && !ir::is_available_externally(f))
             .collect();
-        let guarded =
-            if options::GUARD_CALLEES.bool() { select_guarded(cx, &cfg, &ids, &definitions) } else { HashSet::new() };
+        let signal_context = signals::signal_context(&definitions);
+        let guarded = if options::GUARD_CALLEES.bool() {
+            select_guarded(cx, &cfg, &ids, &definitions, &signal_context)
+        } else {
+            HashSet::new()
+        };
         let mut changed = false;
         for f in definitions {
-            changed |= run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, f);
+            changed |= run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f);
         }
         changed
     }
@@ -196,6 +203,7 @@ fn run_on_function(
     ids: &IntrinsicIds,
     runtime: &mut Option<Result<emit::Runtime, String>>,
     guarded: &HashSet<LLVMValueRef>,
+    signal_context: &HashMap<LLVMValueRef, String>,
     f: LLVMValueRef,
 ) -> bool {
     let is_guarded = guarded.contains(&f);
@@ -218,6 +226,9 @@ fn run_on_function(
     };
     if candidates::is_runtime_function(f) {
         return skip_all(SkipReason::RuntimeFunction(ir::name(f)));
+    }
+    if let Some(handler) = signal_context.get(&f) {
+        return skip_all(SkipReason::SignalHandler { function: ir::name(f), handler: handler.clone() });
     }
     if has_funclets(f) {
         return skip_all(SkipReason::Funclets);
@@ -387,14 +398,17 @@ fn select_guarded(
     cfg: &Config,
     ids: &IntrinsicIds,
     definitions: &[LLVMValueRef],
+    signal_context: &HashMap<LLVMValueRef, String>,
 ) -> HashSet<LLVMValueRef> {
     let mut guarded = HashSet::new();
     // A guard costs a csync per straight-line access group on every call,
     // pending copies or not; it pays off where the callee loops over memory
     // (windows: an inline check per access, a call per window).
+    // A guard is a csync: never in code a signal handler may run.
     let eligible = |f: LLVMValueRef| {
         context::is_exact_definition(f)
             && !candidates::is_runtime_function(f)
+            && !signal_context.contains_key(&f)
             && !ir::has_fn_attr(f, "naked")
             && !has_funclets(f)
             && ir::blocks(f).flat_map(ir::instructions).count() <= MAX_GUARDED_SIZE
@@ -408,7 +422,7 @@ fn select_guarded(
             .flat_map(ir::instructions)
             .filter_map(|i| candidates::recognize(i, ids).and_then(|(k, form, n)| candidates::classify(i, k, form, n, cfg.threshold).ok()))
             .collect();
-        if copies.is_empty() || candidates::is_runtime_function(x) || has_funclets(x) {
+        if copies.is_empty() || candidates::is_runtime_function(x) || signal_context.contains_key(&x) || has_funclets(x) {
             continue;
         }
         let fa = cx.analyses(x);
