@@ -53,7 +53,9 @@
 //! no call get no check. Dynamic allocas (VLAs, `alloca()`) are checked as
 //! one area, from the lowest live one to the stack pointer at entry, at
 //! each return and `llvm.stackrestore` (see [`instrument_dynamic_area`]).
-//! Frames left by `longjmp` are checked by the runtime's interceptor.
+//! Frames left by `longjmp` are checked by the runtime's interceptor;
+//! frames a C++ exception unwinds, between the throw and the catch (see
+//! [`instrument_exceptions`]).
 //!
 //! # When it runs
 //! `opt-22 -passes=copier-sanitizer`; from the default pipelines (after
@@ -98,6 +100,12 @@ pub const RETURN: &str = "__copier_san_return";
 /// `__copier_san_scope_end(addr, size)`: called before `llvm.lifetime.end`
 /// of such a variable in the middle of a function.
 pub const SCOPE_END: &str = "__copier_san_scope_end";
+/// `__copier_san_cxx_throw(sp)`: called before each call of
+/// `__cxa_throw`/`__cxa_rethrow` with the thrower's stack pointer.
+pub const CXX_THROW: &str = "__copier_san_cxx_throw";
+/// `__copier_san_cxx_catch(sp)`: called before each call of
+/// `__cxa_begin_catch` with the handler frame's stack pointer.
+pub const CXX_CATCH: &str = "__copier_san_cxx_catch";
 /// Runtime initializer, called from the module constructor.
 pub const INIT: &str = "__copier_san_init";
 /// ABI version check, called from the module constructor.
@@ -249,6 +257,10 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         return conflict(cx, RETURN);
     };
     let ready_end = ready_end_replacement(m);
+    let (Some(cxx_throw), Some(cxx_catch)) = (declare(m, CXX_THROW, &[i64], void), declare(m, CXX_CATCH, &[i64], void)) else {
+        return conflict(cx, CXX_THROW);
+    };
+    let cxx = [cxx_throw, cxx_catch];
     let memcpy_ids = [ir::intrinsic_id("llvm.memcpy"), ir::intrinsic_id("llvm.memmove"), ir::intrinsic_id("llvm.memcpy.inline")];
     let memset_ids = [ir::intrinsic_id("llvm.memset"), ir::intrinsic_id("llvm.memset.inline")];
 
@@ -283,6 +295,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         }
         let ends = instrument_frame_ends(&rb, f, &vars, &sites, i64, frame_end, scope_end);
         let ends = instrument_dynamic_area(&rb, m, f, &dynamic, &sites, i64, frame_end, scope_end) || ends;
+        let ends = instrument_exceptions(&rb, m, f, &sites, i64, cxx) || ends;
         if !accesses.is_empty() || ends {
             drop_memory_attrs(f);
         }
@@ -482,6 +495,62 @@ fn instrument_dynamic_area(
                 let new = c::LLVMBuildSelect(raw(b), above, end, low, c"".as_ptr());
                 c::LLVMBuildStore(raw(b), new, slot);
             }
+        }
+    }
+    true
+}
+
+/// C++ exceptions (Itanium C++ ABI 2.4): a throw's unwinding kills the
+/// frames between the thrower and the handler without running their
+/// returns. Before each call (or invoke) of `__cxa_throw`/`__cxa_rethrow`,
+/// `__copier_san_cxx_throw(sp)`; before each call of `__cxa_begin_catch`
+/// (the handler's first act), `__copier_san_cxx_catch(sp)`; `sp` is the
+/// calling frame's stack pointer (`llvm.stacksave`). The runtime checks the
+/// stack between the two (`sanitizer/src/interception/jump.rs`). Done in
+/// the IR rather than by interposing the C++ runtime, so a program linked
+/// with `-static-libstdc++` still links; throws made inside uninstrumented
+/// code (libstdc++'s own, `std::rethrow_exception`) are not seen. Returns
+/// true if a call was added.
+fn instrument_exceptions(
+    b: &Raw,
+    m: LLVMModuleRef,
+    f: LLVMValueRef,
+    sites: &Sites,
+    i64: LLVMTypeRef,
+    [throw, catch]: [(LLVMValueRef, LLVMTypeRef); 2],
+) -> bool {
+    let mut points = Vec::new();
+    for bb in ir::blocks(f) {
+        for inst in ir::instructions(bb) {
+            if !matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) {
+                continue;
+            }
+            let Some(g) = ir::called_function(inst) else { continue };
+            match ir::name(g).as_str() {
+                "__cxa_throw" | "__cxa_rethrow" => points.push((inst, throw)),
+                "__cxa_begin_catch" => points.push((inst, catch)),
+                _ => {}
+            }
+        }
+    }
+    if points.is_empty() {
+        return false;
+    }
+    let save_id = ir::intrinsic_id("llvm.stacksave");
+    // SAFETY: m and f are live; the builder is positioned before live
+    // calls of f (never before a landingpad or phi: the calls follow them).
+    unsafe {
+        let ctx = c::LLVMGetModuleContext(m);
+        let mut ptr = c::LLVMPointerTypeInContext(ctx, 0);
+        let save = c::LLVMGetIntrinsicDeclaration(m, save_id, &mut ptr, 1);
+        let save_ty = c::LLVMIntrinsicGetType(ctx, save_id, &mut ptr, 1);
+        for (at, (callee, ty)) in points {
+            let loc = located(at).or_else(|| located_before(at)).unwrap_or(sites.fallback);
+            c::LLVMPositionBuilderBefore(raw(b), at);
+            c::LLVMSetCurrentDebugLocation2(raw(b), loc);
+            let sp = c::LLVMBuildCall2(raw(b), save_ty, save, std::ptr::null_mut(), 0, c"".as_ptr());
+            let mut args = [c::LLVMBuildPtrToInt(raw(b), sp, i64, c"".as_ptr())];
+            no_merge(c::LLVMBuildCall2(raw(b), ty, callee, args.as_mut_ptr(), 1, c"".as_ptr()));
         }
     }
     true

@@ -182,18 +182,14 @@ impl ErrorReport for ReturnBeforeCsync {
     }
     fn access_line(&self) -> String {
         let c = &self.0;
-        if c.via == Some("__cxa_begin_catch") {
+        let left = match c.via {
+            Some("__cxa_begin_catch") => Some(("CATCH of an exception that unwound", String::new())),
+            Some(jump) => Some(("LONGJMP out of", format!(" (in a call to {jump})"))),
+            None => None,
+        };
+        if let Some((what, call)) = left {
             return format!(
-                "CATCH of an exception that unwound the stack frames that hold [{:#x}, {:#x}) ({} bytes) thread T{}",
-                c.addr,
-                c.addr + c.size,
-                c.size,
-                c.thread
-            );
-        }
-        if let Some(jump) = c.via {
-            return format!(
-                "LONGJMP out of the stack frames that hold [{:#x}, {:#x}) ({} bytes) thread T{} (in a call to {jump})",
+                "{what} the stack frames that hold [{:#x}, {:#x}) ({} bytes) thread T{}{call}",
                 c.addr,
                 c.addr + c.size,
                 c.size,

@@ -61,6 +61,8 @@ pub const SYMBOLS: &[&str] = &[
     "__copier_san_return_noabort",
     "__copier_san_scope_end",
     "__copier_san_scope_end_noabort",
+    "__copier_san_cxx_throw",
+    "__copier_san_cxx_catch",
 ];
 
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.

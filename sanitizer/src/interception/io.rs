@@ -74,29 +74,31 @@ pub unsafe extern "C" fn fwrite(p: *const c_void, size: usize, n: usize, f: *mut
     unsafe { real!(fwrite: fn(*const c_void, usize, usize, *mut c_void) -> usize)(p, size, n, f) }
 }
 
-/// Interceptor of `fread`.
-///
-/// # Safety
-/// As `fread`.
-#[no_mangle]
-pub unsafe extern "C" fn fread(p: *mut c_void, size: usize, n: usize, f: *mut c_void) -> usize {
-    // SAFETY: forwarded contract.
-    let r = unsafe { real!(fread: fn(*mut c_void, usize, usize, *mut c_void) -> usize)(p, size, n, f) };
-    check_write!("fread", p, size.saturating_mul(r));
-    r
+/// Defines an interceptor of an `fread`-style call: after it, the `r`
+/// items of `size` bytes it returned are writes into `buf`.
+macro_rules! fread_like {
+    ($(#[$m:meta])* $name:ident ( $($a:ident : $t:ty),* ) buf=$buf:ident size=$size:ident) => {
+        $(#[$m])*
+        /// # Safety
+        /// As the libc function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> usize {
+            // SAFETY: forwarded contract.
+            let r = unsafe { real!($name: fn($($t),*) -> usize)($($a),*) };
+            check_write!(stringify!($name), $buf, $size.saturating_mul(r));
+            r
+        }
+    };
 }
 
-/// Interceptor of `__fread_chk`.
-///
-/// # Safety
-/// As `__fread_chk`.
-#[no_mangle]
-pub unsafe extern "C" fn __fread_chk(p: *mut c_void, plen: usize, size: usize, n: usize, f: *mut c_void) -> usize {
-    // SAFETY: forwarded contract.
-    let r = unsafe { real!(__fread_chk: fn(*mut c_void, usize, usize, usize, *mut c_void) -> usize)(p, plen, size, n, f) };
-    check_write!("__fread_chk", p, size.saturating_mul(r));
-    r
-}
+fread_like!(/// Interceptor of `fread`.
+    fread(p: *mut c_void, size: usize, n: usize, f: *mut c_void) buf=p size=size);
+fread_like!(/// Interceptor of `__fread_chk`.
+    __fread_chk(p: *mut c_void, plen: usize, size: usize, n: usize, f: *mut c_void) buf=p size=size);
+fread_like!(/// Interceptor of `fread_unlocked`.
+    fread_unlocked(p: *mut c_void, size: usize, n: usize, f: *mut c_void) buf=p size=size);
+fread_like!(/// Interceptor of `__fread_unlocked_chk`.
+    __fread_unlocked_chk(p: *mut c_void, plen: usize, size: usize, n: usize, f: *mut c_void) buf=p size=size);
 
 /// Interceptor of `puts`.
 ///
@@ -315,30 +317,6 @@ pub unsafe extern "C" fn recvmsg(fd: c_int, msg: *mut libc::msghdr, flags: c_int
             check_write!("recvmsg", m.msg_control, m.msg_controllen);
         }
     }
-    r
-}
-
-/// Interceptor of `fread_unlocked`.
-///
-/// # Safety
-/// As `fread_unlocked`.
-#[no_mangle]
-pub unsafe extern "C" fn fread_unlocked(p: *mut c_void, size: usize, n: usize, f: *mut c_void) -> usize {
-    // SAFETY: forwarded contract.
-    let r = unsafe { real!(fread_unlocked: fn(*mut c_void, usize, usize, *mut c_void) -> usize)(p, size, n, f) };
-    check_write!("fread_unlocked", p, size.saturating_mul(r));
-    r
-}
-
-/// Interceptor of `__fread_unlocked_chk`.
-///
-/// # Safety
-/// As `__fread_unlocked_chk`.
-#[no_mangle]
-pub unsafe extern "C" fn __fread_unlocked_chk(p: *mut c_void, plen: usize, size: usize, n: usize, f: *mut c_void) -> usize {
-    // SAFETY: forwarded contract.
-    let r = unsafe { real!(__fread_unlocked_chk: fn(*mut c_void, usize, usize, usize, *mut c_void) -> usize)(p, plen, size, n, f) };
-    check_write!("__fread_unlocked_chk", p, size.saturating_mul(r));
     r
 }
 

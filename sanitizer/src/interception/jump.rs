@@ -22,20 +22,23 @@
 //!
 //! C++ exceptions: the frames a thrown exception unwinds die too, and only
 //! those with a cleanup (a landing pad that ends in `resume`) run the
-//! pass's return checks. `__cxa_throw`/`__cxa_rethrow` record the stack
-//! pointer of the throw; `__cxa_begin_catch`, called in the handler's
-//! frame, checks `[that stack pointer, its own)`, the frames the exception
-//! unwound, and reports `return-before-csync` at the catch. The handler is
-//! not known at the throw, and by the catch the unwinder and the handler
-//! already run on the dead frames: so the throw (when copies are pending)
-//! waits for the copies that touch the stack above it to finish without
-//! syncing them ([`crate::hooks::wait_unsynced`]): they stay pending for
-//! the checks, but cannot overwrite the frames the catch then reuses. A throw not
-//! made through those two (`std::rethrow_exception`, a foreign exception)
-//! records nothing and is not checked; a throw caught inside a destructor
-//! that runs during the unwinding of another one replaces the outer
-//! throw's record, so the outer catch checks nothing (missed, never
-//! false, reports).
+//! pass's return checks. The pass calls [`__copier_san_cxx_throw`] before
+//! each `__cxa_throw`/`__cxa_rethrow` of instrumented code, with the
+//! thrower's stack pointer, and [`__copier_san_cxx_catch`] before each
+//! `__cxa_begin_catch`, with the handler frame's: the catch checks
+//! `[throw sp, catch sp)`, the frames the exception unwound, and reports
+//! `return-before-csync` there. The handler is not known at the throw,
+//! and by the catch the unwinder and the handler already run on the dead
+//! frames: so the throw (when copies are pending) waits for the copies
+//! that touch the stack above it to finish without syncing them
+//! ([`crate::hooks::wait_unsynced`]): they stay pending for the checks,
+//! but cannot overwrite the frames the catch then reuses. A throw made in
+//! uninstrumented code (libstdc++'s own, `std::rethrow_exception`, a
+//! foreign exception) records nothing and is not checked; a throw caught
+//! inside a destructor that runs during the unwinding of another one
+//! replaces the outer throw's record, so the outer catch checks nothing
+//! (missed, never false, reports). No C++ runtime function is interposed
+//! (`-static-libstdc++` links as without the sanitizer).
 //!
 //! Not intercepted: `setcontext`/`swapcontext`, `pthread_exit`.
 
@@ -161,21 +164,12 @@ thread_local! {
     static THROW_SP: Cell<usize> = const { Cell::new(0) };
 }
 
-/// The real `name` (NUL-terminated), resolved once into `slot`.
-fn resolve_into(slot: &core::sync::atomic::AtomicUsize, name: &'static [u8]) -> usize {
-    let mut p = slot.load(core::sync::atomic::Ordering::Relaxed);
-    if p == 0 {
-        p = super::resolve(name);
-        slot.store(p, core::sync::atomic::Ordering::Relaxed);
-    }
-    p
-}
-
-/// A C++ throw starts: record its stack pointer, and if a pending copy
-/// touches the stack above it, wait for that copy to finish (unsynced).
-#[inline(always)]
-fn throwing() {
-    let sp = current_sp();
+/// A C++ throw starts (called by instrumented code before `__cxa_throw`/
+/// `__cxa_rethrow`, `sp` the thrower's stack pointer): record it, and if
+/// a pending copy touches the stack above it, wait for that copy to
+/// finish (unsynced).
+#[no_mangle]
+pub extern "C" fn __copier_san_cxx_throw(sp: usize) {
     let _ = THROW_SP.try_with(|t| t.set(sp));
     if crate::LIVE.load(core::sync::atomic::Ordering::Relaxed) == 0 || crate::thread::in_runtime() {
         return;
@@ -186,59 +180,17 @@ fn throwing() {
     }
 }
 
-/// Exception destructor argument of `__cxa_throw`.
-type Dtor = Option<unsafe extern "C" fn(*mut c_void)>;
-
-/// Interceptor of `__cxa_throw` (Itanium C++ ABI 2.4.3): records the
-/// throw's stack pointer, then throws (the exception unwinds through this
-/// frame, hence `C-unwind`).
-///
-/// # Safety
-/// As `__cxa_throw`.
+/// A catch handler starts (called by instrumented code before
+/// `__cxa_begin_catch`, `sp` the handler frame's stack pointer): the
+/// frames between the recorded throw and `sp` are dead.
 #[no_mangle]
-pub unsafe extern "C-unwind" fn __cxa_throw(obj: *mut c_void, tinfo: *mut c_void, dtor: Dtor) -> ! {
-    static P: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
-    let p = resolve_into(&P, b"__cxa_throw\0");
-    throwing();
-    // SAFETY: p is libstdc++'s __cxa_throw, whose prototype this is; it
-    // unwinds, which the C-unwind ABI allows.
-    unsafe {
-        let real = core::mem::transmute::<usize, unsafe extern "C-unwind" fn(*mut c_void, *mut c_void, Dtor) -> !>(p);
-        real(obj, tinfo, dtor)
-    }
-}
-
-/// Interceptor of `__cxa_rethrow` (`throw;`): as [`__cxa_throw`].
-///
-/// # Safety
-/// As `__cxa_rethrow`.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn __cxa_rethrow() -> ! {
-    static P: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
-    let p = resolve_into(&P, b"__cxa_rethrow\0");
-    throwing();
-    // SAFETY: as in __cxa_throw.
-    unsafe {
-        let real = core::mem::transmute::<usize, unsafe extern "C-unwind" fn() -> !>(p);
-        real()
-    }
-}
-
-/// Interceptor of `__cxa_begin_catch`, called by a catch handler in its own
-/// frame: the frames between the recorded throw and this call are dead.
-///
-/// # Safety
-/// As `__cxa_begin_catch`.
-#[no_mangle]
-pub unsafe extern "C" fn __cxa_begin_catch(exc: *mut c_void) -> *mut c_void {
+pub extern "C" fn __copier_san_cxx_catch(sp: usize) {
     let thrown = THROW_SP.try_with(|t| t.replace(0)).unwrap_or(0);
-    if thrown != 0 && crate::LIVE.load(core::sync::atomic::Ordering::Relaxed) != 0 && !crate::thread::in_runtime() {
-        let sp = current_sp();
-        let (lo, hi) = stack_bounds();
-        if lo <= thrown && thrown < sp && sp <= hi {
-            crate::interface::frame_end(thrown, sp - thrown, Access::Return, Some("__cxa_begin_catch"), false);
-        }
+    if thrown == 0 || crate::LIVE.load(core::sync::atomic::Ordering::Relaxed) == 0 || crate::thread::in_runtime() {
+        return;
     }
-    // SAFETY: forwarded contract.
-    unsafe { real!(__cxa_begin_catch: fn(*mut c_void) -> *mut c_void)(exc) }
+    let (lo, hi) = stack_bounds();
+    if lo <= thrown && thrown < sp && sp <= hi {
+        crate::interface::frame_end(thrown, sp - thrown, Access::Return, Some("__cxa_begin_catch"), false);
+    }
 }

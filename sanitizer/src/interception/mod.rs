@@ -76,7 +76,6 @@ pub const INTERCEPTED: &[&str] = &[
     "scanf", "vscanf", "fscanf", "vfscanf", "__isoc99_scanf", "__isoc99_vscanf", "__isoc99_fscanf", "__isoc99_vfscanf",
     "__isoc23_scanf", "__isoc23_vscanf", "__isoc23_fscanf", "__isoc23_vfscanf",
     "pthread_create", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-    "__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch",
 ];
 
 /// Find the next definition of `name` (NUL-terminated) after this object.
@@ -158,6 +157,49 @@ pub unsafe extern "C" fn __copier_san_intercept_check(p: *const c_void, n: usize
     let via: Option<&'static str> = unsafe { CStr::from_ptr(name) }.to_str().ok();
     let access = if is_write != 0 { crate::errors::Access::Write } else { crate::errors::Access::Read };
     crate::report::check(p as usize, n, access, via, false);
+}
+
+/// Units (of `unit` bytes: 1 for `char`, 4 for `wchar_t`) before the first
+/// zero unit of the string a scanf-family conversion stored at `p`, at most
+/// `max`. A pending copy may have overwritten the string's tail (the very
+/// bug being reported) before it is measured: the measure therefore never
+/// leaves a run of pending destination bytes it entered (those are mapped:
+/// the copy writes them); past the run it stops, having covered the
+/// pending bytes the check must report. Bytes outside pending runs are
+/// intact, so the string's own zero ends the measure there.
+///
+/// # Safety
+/// `p` holds a string the call just stored (its units up to its zero, or
+/// up to `max`, are readable).
+#[no_mangle]
+pub unsafe extern "C" fn __copier_san_stored_len(p: *const c_void, unit: usize, max: usize) -> usize {
+    use crate::shadow::{self, RealShadow};
+    let live = crate::LIVE.load(Relaxed) != 0;
+    let mut in_run = false;
+    let mut i = 0;
+    while i < max {
+        let a = (p as usize).wrapping_add(i.wrapping_mul(unit));
+        if live {
+            if shadow::any(&RealShadow, a, unit, crate::mapping::DST_BITS) {
+                in_run = true;
+            } else if in_run {
+                return i;
+            }
+        }
+        // SAFETY: unit i is part of the stored string (no zero unit before
+        // it), or inside a pending destination run (mapped).
+        let zero = unsafe {
+            match unit {
+                4 => core::ptr::read_volatile(a as *const u32) == 0,
+                _ => core::ptr::read_volatile(a as *const u8) == 0,
+            }
+        };
+        if zero {
+            return i;
+        }
+        i += 1;
+    }
+    max
 }
 
 /// Bytes of the NUL-terminated string at `s`, NUL included, read with the

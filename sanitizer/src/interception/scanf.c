@@ -30,6 +30,7 @@
 
 void __copier_san_intercept_check(const void *p, size_t n, int is_write, const char *name);
 void __copier_san_parsed(const char *name, const void *s, void *end, size_t unit, void *endptr);
+size_t __copier_san_stored_len(const void *p, size_t unit, size_t max);
 
 #define REAL(type, name)                                                   \
   static type real_##name;                                                 \
@@ -39,18 +40,6 @@ void __copier_san_parsed(const char *name, const void *s, void *end, size_t unit
 static size_t __copier_san_scan_strlen(const char *s) {
   size_t n = 0;
   while (((const volatile char *)s)[n])
-    n++;
-  return n;
-}
-static size_t __copier_san_scan_strnlen(const char *s, size_t max) {
-  size_t n = 0;
-  while (n < max && ((const volatile char *)s)[n])
-    n++;
-  return n;
-}
-static size_t __copier_san_scan_wcsnlen(const wchar_t *s, size_t max) {
-  size_t n = 0;
-  while (n < max && ((const volatile wchar_t *)s)[n])
     n++;
   return n;
 }
@@ -181,10 +170,10 @@ static long __copier_san_scan_size(const struct scan_dir *d) {
  * (arguments taken from ap). */
 /* A stored string has at most in_len characters (each consumed at least
  * one input byte; SIZE_MAX for a stream) and at most the directive's
- * width: its length is measured within those bounds, since a pending copy
- * may overwrite a string stored into its destination (the very bug
- * reported) before it is measured. Without a width, a stream's string is
- * measured up to its NUL, as ASan does. */
+ * width: its length is measured within those bounds, and never past the
+ * end of a pending destination it runs into (__copier_san_stored_len),
+ * since a pending copy may overwrite a string stored into its destination
+ * (the very bug reported) before it is measured. */
 static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list ap, int r, int gnu_a, size_t in_len) {
   long left = r;
   for (const char *p = fmt; p && *p;) {
@@ -210,48 +199,74 @@ static void __copier_san_scan_outputs(const char *name, const char *fmt, va_list
       return;
     size_t max = d.width >= 0 && (size_t)d.width < in_len ? (size_t)d.width : in_len;
     if (size == SCAN_STR)
-      size = (long)__copier_san_scan_strnlen((const char *)arg, max) + 1;
+      size = (long)__copier_san_stored_len(arg, 1, max) + 1;
     else if (size == SCAN_WSTR)
-      size = (long)(__copier_san_scan_wcsnlen((const wchar_t *)arg, max) + 1) * (long)sizeof(wchar_t);
+      size = (long)(__copier_san_stored_len(arg, sizeof(wchar_t), max) + 1) * (long)sizeof(wchar_t);
     __copier_san_intercept_check(arg, (size_t)size, 1, name);
   }
 }
 
 typedef int (*vsscanf_t)(const char *, const char *, va_list);
+typedef int (*vfscanf_t)(void *, const char *, va_list);
+/* glibc's stdin (<stdio.h> is not included, see above). */
+extern void *stdin;
+
+/* The real vname, resolved once into *slot; `fallback` if libc lacks vname
+ * (the __isoc23 forms before glibc 2.38). */
+static void *__copier_san_scan_real(void **slot, const char *vname, const char *fallback) {
+  if (!*slot)
+    *slot = dlsym(RTLD_NEXT, vname);
+  if (!*slot)
+    *slot = dlsym(RTLD_NEXT, fallback);
+  return *slot;
+}
+
+/* VSSCAN(r, name, real, s, fmt, ap, gnu_a): r = vsscanf through `real`
+ * on behalf of `name`: the input string is read (checked before), the
+ * outputs are checked after. A macro, as VFSCAN: a function using va_copy
+ * is never inlined, and with halt_on_error=0 a report is keyed by the
+ * leading frames of its stack, which must reach the interceptor's caller. */
+#define VSSCAN(r, name, real, s, fmt, ap, gnu_a)                           \
+  do {                                                                     \
+    size_t in_len_ = __copier_san_scan_strlen(s);                          \
+    __copier_san_intercept_check(s, in_len_ + 1, 0, name);                 \
+    va_list aq_;                                                           \
+    va_copy(aq_, ap);                                                      \
+    r = (real)(s, fmt, ap);                                                \
+    __copier_san_scan_outputs(name, fmt, aq_, r, gnu_a, in_len_);          \
+    va_end(aq_);                                                           \
+  } while (0)
+
+/* VFSCAN(r, name, real, f, fmt, ap, gnu_a): r = vfscanf through `real` on
+ * behalf of `name`: a stream reads its FILE's buffer (libc's own, or a
+ * setvbuf/fmemopen one checked when handed over); the outputs are checked
+ * after, with no input length to bound a string. */
+#define VFSCAN(r, name, real, f, fmt, ap, gnu_a)                           \
+  do {                                                                     \
+    va_list aq_;                                                           \
+    va_copy(aq_, ap);                                                      \
+    r = (real)(f, fmt, ap);                                                \
+    __copier_san_scan_outputs(name, fmt, aq_, r, gnu_a, SIZE_MAX);         \
+    va_end(aq_);                                                           \
+  } while (0)
+
 /* SCAN(name, vname, fallback, gnu_a): sscanf-style `name` and vsscanf-style
- * `vname`; `fallback` is called if libc lacks vname (the __isoc23 forms
- * before glibc 2.38); gnu_a: %as is GNU's allocating %s (the pre-C99
- * names only). */
+ * `vname`; gnu_a: %as is GNU's allocating %s (the pre-C99 names only). */
 #define SCAN(name, vname, fallback, gnu_a)                                 \
-  static vsscanf_t __copier_san_real_##vname(void) {                        \
-    static vsscanf_t f;                                                    \
-    if (!f)                                                                \
-      f = (vsscanf_t)dlsym(RTLD_NEXT, #vname);                             \
-    if (!f)                                                                \
-      f = (vsscanf_t)dlsym(RTLD_NEXT, #fallback);                          \
-    return f;                                                              \
+  static void *__copier_san_real_##vname;                                  \
+  static vsscanf_t __copier_san_get_##vname(void) {                        \
+    return (vsscanf_t)__copier_san_scan_real(&__copier_san_real_##vname, #vname, #fallback); \
   }                                                                        \
   int vname(const char *s, const char *fmt, va_list ap) {                  \
-    vsscanf_t real = __copier_san_real_##vname();                          \
-    size_t in_len = __copier_san_scan_strlen(s);                           \
-    __copier_san_intercept_check(s, in_len + 1, 0, #vname);                \
-    va_list aq;                                                            \
-    va_copy(aq, ap);                                                       \
-    int r = real(s, fmt, ap);                                              \
-    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a, in_len);          \
-    va_end(aq);                                                            \
+    int r;                                                                 \
+    VSSCAN(r, #vname, __copier_san_get_##vname(), s, fmt, ap, gnu_a);      \
     return r;                                                              \
   }                                                                        \
   int name(const char *s, const char *fmt, ...) {                          \
-    vsscanf_t real = __copier_san_real_##vname();                          \
-    size_t in_len = __copier_san_scan_strlen(s);                           \
-    __copier_san_intercept_check(s, in_len + 1, 0, #name);                 \
-    va_list ap, aq;                                                        \
+    int r;                                                                 \
+    va_list ap;                                                            \
     va_start(ap, fmt);                                                     \
-    va_copy(aq, ap);                                                       \
-    int r = real(s, fmt, ap);                                              \
-    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a, in_len);           \
-    va_end(aq);                                                            \
+    VSSCAN(r, #name, __copier_san_get_##vname(), s, fmt, ap, gnu_a);       \
     va_end(ap);                                                            \
     return r;                                                              \
   }
@@ -260,69 +275,42 @@ SCAN(sscanf, vsscanf, vsscanf, 1)
 SCAN(__isoc99_sscanf, __isoc99_vsscanf, __isoc99_vsscanf, 0)
 SCAN(__isoc23_sscanf, __isoc23_vsscanf, __isoc99_vsscanf, 0)
 
-/* Stream input: vfscanf-style `vname` and fscanf-style `name` (a FILE *
- * first), or, with STDIN, vscanf-style and scanf-style (no FILE). The
- * outputs are checked as for sscanf, with no input length to bound a
- * string. */
-typedef int (*vfscanf_t)(void *, const char *, va_list);
-typedef int (*vscanf_t)(const char *, va_list);
-#define REAL_OR(type, vname, fallback)                                     \
-  static type __copier_san_real_##vname(void) {                             \
-    static type f;                                                         \
-    if (!f)                                                                \
-      f = (type)dlsym(RTLD_NEXT, #vname);                                  \
-    if (!f)                                                                \
-      f = (type)dlsym(RTLD_NEXT, #fallback);                               \
-    return f;                                                              \
-  }
-#define FSCAN(name, vname, fallback, gnu_a)                                \
-  REAL_OR(vfscanf_t, vname, fallback)                                      \
-  int vname(void *f, const char *fmt, va_list ap) {                        \
-    vfscanf_t real = __copier_san_real_##vname();                          \
-    va_list aq;                                                            \
-    va_copy(aq, ap);                                                       \
-    int r = real(f, fmt, ap);                                              \
-    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a, SIZE_MAX);        \
-    va_end(aq);                                                            \
+/* FSCAN(f, s, vf, v, fallback, gnu_a): the stream family over the real
+ * vfscanf-style `vf` (or `fallback`): fscanf-style `f`, scanf-style `s`
+ * and vscanf-style `v` (stdin: glibc's scanf is vfscanf on stdin,
+ * stdio-common/scanf.c), and `vf` itself. */
+#define FSCAN(f, s, vf, v, fallback, gnu_a)                                \
+  static void *__copier_san_real_##vf;                                     \
+  static vfscanf_t __copier_san_get_##vf(void) {                           \
+    return (vfscanf_t)__copier_san_scan_real(&__copier_san_real_##vf, #vf, #fallback); \
+  }                                                                        \
+  int vf(void *stream, const char *fmt, va_list ap) {                      \
+    int r;                                                                 \
+    VFSCAN(r, #vf, __copier_san_get_##vf(), stream, fmt, ap, gnu_a);       \
     return r;                                                              \
   }                                                                        \
-  int name(void *f, const char *fmt, ...) {                                \
-    vfscanf_t real = __copier_san_real_##vname();                          \
-    va_list ap, aq;                                                        \
+  int v(const char *fmt, va_list ap) {                                     \
+    int r;                                                                 \
+    VFSCAN(r, #v, __copier_san_get_##vf(), stdin, fmt, ap, gnu_a);         \
+    return r;                                                              \
+  }                                                                        \
+  int f(void *stream, const char *fmt, ...) {                              \
+    int r;                                                                 \
+    va_list ap;                                                            \
     va_start(ap, fmt);                                                     \
-    va_copy(aq, ap);                                                       \
-    int r = real(f, fmt, ap);                                              \
-    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a, SIZE_MAX);         \
-    va_end(aq);                                                            \
+    VFSCAN(r, #f, __copier_san_get_##vf(), stream, fmt, ap, gnu_a);        \
     va_end(ap);                                                            \
     return r;                                                              \
-  }
-#define STDIN_SCAN(name, vname, fallback, gnu_a)                           \
-  REAL_OR(vscanf_t, vname, fallback)                                       \
-  int vname(const char *fmt, va_list ap) {                                 \
-    vscanf_t real = __copier_san_real_##vname();                           \
-    va_list aq;                                                            \
-    va_copy(aq, ap);                                                       \
-    int r = real(fmt, ap);                                                 \
-    __copier_san_scan_outputs(#vname, fmt, aq, r, gnu_a, SIZE_MAX);        \
-    va_end(aq);                                                            \
-    return r;                                                              \
   }                                                                        \
-  int name(const char *fmt, ...) {                                         \
-    vscanf_t real = __copier_san_real_##vname();                           \
-    va_list ap, aq;                                                        \
+  int s(const char *fmt, ...) {                                            \
+    int r;                                                                 \
+    va_list ap;                                                            \
     va_start(ap, fmt);                                                     \
-    va_copy(aq, ap);                                                       \
-    int r = real(fmt, ap);                                                 \
-    __copier_san_scan_outputs(#name, fmt, aq, r, gnu_a, SIZE_MAX);         \
-    va_end(aq);                                                            \
+    VFSCAN(r, #s, __copier_san_get_##vf(), stdin, fmt, ap, gnu_a);         \
     va_end(ap);                                                            \
     return r;                                                              \
   }
 
-FSCAN(fscanf, vfscanf, vfscanf, 1)
-FSCAN(__isoc99_fscanf, __isoc99_vfscanf, __isoc99_vfscanf, 0)
-FSCAN(__isoc23_fscanf, __isoc23_vfscanf, __isoc99_vfscanf, 0)
-STDIN_SCAN(scanf, vscanf, vscanf, 1)
-STDIN_SCAN(__isoc99_scanf, __isoc99_vscanf, __isoc99_vscanf, 0)
-STDIN_SCAN(__isoc23_scanf, __isoc23_vscanf, __isoc99_vscanf, 0)
+FSCAN(fscanf, scanf, vfscanf, vscanf, vfscanf, 1)
+FSCAN(__isoc99_fscanf, __isoc99_scanf, __isoc99_vfscanf, __isoc99_vscanf, __isoc99_vfscanf, 0)
+FSCAN(__isoc23_fscanf, __isoc23_scanf, __isoc23_vfscanf, __isoc23_vscanf, __isoc99_vfscanf, 0)
