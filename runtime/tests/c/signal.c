@@ -131,6 +131,12 @@ int main(int argc, char **argv) {
   atomic_store(&stop, 1);
   if (with_bg)
     pthread_join(t, NULL);
+  /* a SIGALRM still pending from before the disarm must not run between the
+   * two counter reads below */
+  sigset_t alrm;
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alrm, NULL);
   csync_all();
   if (mode == 1 && atomic_load(&handlers_run) != nsig) {
     fprintf(stderr, "handlers run %ld, signals %d\n", atomic_load(&handlers_run), (int)nsig);
