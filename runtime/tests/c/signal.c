@@ -15,6 +15,7 @@
  * Exit 0 and one line "ok ..." on success. */
 #include <copier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,7 +26,9 @@
 
 #define HN (64 << 10)
 static unsigned char hs[HN], hd[HN];
-static volatile sig_atomic_t mode, nsig;
+static volatile sig_atomic_t mode;
+/* atomic: the timer's SIGALRM may run the handler on both threads at once */
+static atomic_long nsig;
 static atomic_long handlers_run;
 
 static void count(void *arg) {
@@ -49,16 +52,21 @@ static void on_alarm(int s) {
       _exit(3);
     }
   }
-  nsig++;
+  atomic_fetch_add(&nsig, 1);
 }
 
 static atomic_int stop;
+static unsigned char *bga, *bgb;
+static atomic_int bg_ready;
 static void *bg(void *arg) {
   (void)arg;
   size_t n = 1 << 20;
-  unsigned char *a = malloc(n), *b = malloc(n);
-  for (size_t i = 0; i < n; i++)
-    a[i] = (unsigned char)(i * 5 + 1);
+  unsigned char *a = bga, *b = bgb;
+  /* first call on this thread before the timer starts: it registers the
+   * thread's client and thread-locals, which allocate (see main) */
+  amemcpy(b, a, n);
+  csync(b, n);
+  atomic_store(&bg_ready, 1);
   while (!atomic_load(&stop)) {
     amemcpy(b, a, n);
     csync(b, n);
@@ -67,8 +75,6 @@ static void *bg(void *arg) {
       exit(1);
     }
   }
-  free(a);
-  free(b);
   return NULL;
 }
 
@@ -81,10 +87,30 @@ int main(int argc, char **argv) {
   long iters = atol(argv[2]);
   for (int i = 0; i < HN; i++)
     hs[i] = (unsigned char)(i * 7 + 3);
+  /* Every malloc before the timer starts: libcopier, like malloc, is not
+   * async-signal-safe, and a handler that interrupted malloc on its thread
+   * and then waits in csync can deadlock on malloc's lock (the runtime
+   * allocates under its tracker lock). Interrupting libcopier itself is
+   * what this test checks. */
+  size_t n = 1 << 20;
+  unsigned char *a = malloc(n), *b = malloc(n), *c = malloc(n);
+  bga = malloc(n);
+  bgb = malloc(n);
+  if (!a || !b || !c || !bga || !bgb)
+    return 2;
+  for (size_t i = 0; i < n; i++) {
+    a[i] = (unsigned char)(i * 13 + 1);
+    bga[i] = (unsigned char)(i * 5 + 1);
+  }
   pthread_t t;
   int with_bg = argc > 3;
   if (with_bg && pthread_create(&t, NULL, bg, NULL) != 0)
     return 2;
+  while (with_bg && !atomic_load(&bg_ready))
+    sched_yield();
+  /* the same for this thread */
+  amemcpy(b, a, n);
+  csync(b, n);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;
@@ -93,10 +119,6 @@ int main(int argc, char **argv) {
   struct itimerval it = {{0, 50}, {0, 50}};
   setitimer(ITIMER_REAL, &it, NULL);
 
-  size_t n = 1 << 20;
-  unsigned char *a = malloc(n), *b = malloc(n), *c = malloc(n);
-  for (size_t i = 0; i < n; i++)
-    a[i] = (unsigned char)(i * 13 + 1);
   for (long i = 0; i < iters; i++) {
     size_t off = (size_t)(i & 4095);
     amemcpy(b, a, n);
@@ -118,17 +140,19 @@ int main(int argc, char **argv) {
   if (with_bg)
     pthread_join(t, NULL);
   csync_all();
-  if (mode == 1 && atomic_load(&handlers_run) != nsig) {
-    fprintf(stderr, "handlers run %ld, signals %d\n", atomic_load(&handlers_run), (int)nsig);
+  if (mode == 1 && atomic_load(&handlers_run) != atomic_load(&nsig)) {
+    fprintf(stderr, "handlers run %ld, signals %ld\n", atomic_load(&handlers_run), atomic_load(&nsig));
     return 1;
   }
-  if (nsig == 0) {
+  if (atomic_load(&nsig) == 0) {
     fprintf(stderr, "no signal arrived\n");
     return 1;
   }
-  printf("ok signals=%d\n", (int)nsig);
+  printf("ok signals=%ld\n", atomic_load(&nsig));
   free(a);
   free(b);
   free(c);
+  free(bga);
+  free(bgb);
   return 0;
 }
