@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -126,6 +126,13 @@ if [ -x target/release/copiergen ]; then
 else
   echo "  skip: target/release/copiergen not built (cargo build --release builds it)"
 fi
+
+# a harness that installs its SIGSEGV handler per case (and restores the old
+# one) after libcopier installed its own: one fault per case, pending good
+# copies complete after csync
+for opts in "" "spawn=0" "service=0" "queue_depth=2" "segment_size=64k:exec_batch=1"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/fault_reinstall" 2>&1); then ok "fault_reinstall [$opts]"; else ko "fault_reinstall [$opts] (exit $?): $r"; fi
+done
 
 # without a handler of the program, the default action kills it with SIGSEGV
 set +e
