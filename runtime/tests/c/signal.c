@@ -29,7 +29,9 @@
 
 #define HN (64 << 10)
 static unsigned char hs[HN], hd[HN];
-static volatile sig_atomic_t mode, nsig;
+static volatile sig_atomic_t mode;
+/* atomic: the timer's SIGALRM may run the handler on both threads at once */
+static atomic_long nsig;
 static atomic_long handlers_run;
 
 static void count(void *arg) {
@@ -53,7 +55,7 @@ static void on_alarm(int s) {
       _exit(3);
     }
   }
-  nsig++;
+  atomic_fetch_add(&nsig, 1);
 }
 
 static atomic_int stop, bg_ready;
@@ -138,15 +140,15 @@ int main(int argc, char **argv) {
   sigaddset(&alrm, SIGALRM);
   pthread_sigmask(SIG_BLOCK, &alrm, NULL);
   csync_all();
-  if (mode == 1 && atomic_load(&handlers_run) != nsig) {
-    fprintf(stderr, "handlers run %ld, signals %d\n", atomic_load(&handlers_run), (int)nsig);
+  if (mode == 1 && atomic_load(&handlers_run) != atomic_load(&nsig)) {
+    fprintf(stderr, "handlers run %ld, signals %ld\n", atomic_load(&handlers_run), atomic_load(&nsig));
     return 1;
   }
-  if (nsig == 0) {
+  if (atomic_load(&nsig) == 0) {
     fprintf(stderr, "no signal arrived\n");
     return 1;
   }
-  printf("ok signals=%d\n", (int)nsig);
+  printf("ok signals=%ld\n", atomic_load(&nsig));
   free(a);
   free(b);
   free(c);
