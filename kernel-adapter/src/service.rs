@@ -599,10 +599,17 @@ impl Tracker {
     fn ingest_all(&mut self) {
         let absorb = config::get(&opt::absorb) != 0;
         let n = NCLIENTS.load(Ordering::Acquire);
+        let mut checked = false;
         for i in 0..n {
             let Some(r) = client_at(i).and_then(ring_of) else { continue };
             let head = r.head();
             let mut p = r.ingested();
+            if p < head && !checked {
+                // our fault handler in front before these copies can run
+                // (the program may have replaced it before submitting them)
+                fault::ensure_first();
+                checked = true;
+            }
             while p < head {
                 // SAFETY: lock held (we are a Tracker method called on the
                 // guard); p is published and not ingested.
@@ -1270,25 +1277,25 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
             r
         }
     };
-    // From here to the publish the runtime is entered: a signal handler
-    // that interrupts this thread and submits must not reserve the slot
-    // this submit is filling (its copy runs synchronously, see `busy`).
-    let Some(entered) = Busy::enter() else {
+    // `submitting` is 1 from here to the publish: a signal handler that
+    // interrupted this thread's submit in between sees it and copies
+    // synchronously instead of reserving the slot the interrupted submit is
+    // filling (only this thread sets it; one load of a line the submit
+    // writes anyway, where a `busy` guard cost ~3.5 ns per submit).
+    if client.submitting.load(Ordering::Relaxed) != 0 {
         // SAFETY: caller contract.
         unsafe { nested_copy(dst, src, n, handler, arg) };
         return 0;
-    };
+    }
     // a fork being prepared waits for this submit to publish, or this
     // submit sees the fork and copies synchronously (`fork_prepare`)
     let Some(submitting) = Submitting::enter(client) else {
-        drop(entered);
         // SAFETY: caller contract.
         unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
         return 0;
     };
     let Some(pos) = ring.reserve() else {
         drop(submitting);
-        drop(entered);
         // full queue: synchronous copy after pending conflicts
         // SAFETY: caller contract.
         unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
@@ -1326,7 +1333,6 @@ pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler
     compiler_fence(Ordering::SeqCst);
     client.hold.ensure(gate::add_hold, gate::sub_hold);
     drop(submitting);
-    drop(entered);
     // io_uring's need_wakeup pattern, without the store-load fence: see the
     // park in `service_main` for why a rare missed wake-up is harmless.
     if SLEEPING.load(Ordering::Relaxed) != 0 {
@@ -1541,6 +1547,7 @@ fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
     }
     // (no wake-up: this thread executes what nobody has claimed; a running
     // service picks the promoted ranges from the sync queue)
+    fault::ensure_first();
     let t0 = if count { now_ns() } else { 0 };
     let mut budget = usize::MAX;
     for &t in &targets {
@@ -1640,6 +1647,9 @@ fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
     if k == 0 {
         return Some(false);
     }
+    // this thread may execute them: our fault handler in front (the
+    // program may have replaced it since they were ingested)
+    fault::ensure_first();
     let t0 = if count { now_ns() } else { 0 };
     let mut budget = usize::MAX;
     for &t in &targets[..k] {
@@ -1822,6 +1832,7 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
             if let Some(_busy) = Busy::enter() {
                 let t0 = now_ns();
                 TRACKER.lock().sync_queue.push_back((t, lo, hi));
+                fault::ensure_first();
                 drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
                 COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
                 COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
@@ -1942,6 +1953,9 @@ fn drive_pending_of(only: Option<usize>) -> bool {
                 }
             }
         }
+    }
+    if !targets.is_empty() {
+        fault::ensure_first();
     }
     let mut budget = usize::MAX;
     for &t in &targets {
