@@ -85,6 +85,13 @@ void *amemcpy_handler(void *dst, const void *src, size_t n, copier_handler_fn fn
 // segments that follow (up to `claim_max` of them), so a reader that
 // csyncs a large message piece by piece while the service has no CPU
 // takes the slow path a few times, not once per segment.
+//
+// "Earlier" is program order within a thread. Copies that different
+// threads submit are ordered only through csync: a thread csyncs a buffer
+// before it hands it (or a copy's source) to another thread, e.g. before
+// unlocking the mutex that guards it (DESIGN.md's rule). Without that
+// csync, a later copy of the other thread into the same bytes may be
+// applied first.
 void csync(const void *addr, size_t n);
 
 // Return when every copy submitted before the call (by any thread) has

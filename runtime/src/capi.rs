@@ -178,6 +178,13 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// segments that follow (up to `claim_max` of them), so a reader that
 /// csyncs a large message piece by piece while the service has no CPU
 /// takes the slow path a few times, not once per segment.
+///
+/// "Earlier" is program order within a thread. Copies that different
+/// threads submit are ordered only through csync: a thread csyncs a buffer
+/// before it hands it (or a copy's source) to another thread, e.g. before
+/// unlocking the mutex that guards it (DESIGN.md's rule). Without that
+/// csync, a later copy of the other thread into the same bytes may be
+/// applied first.
 #[no_mangle]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
     service::csync(addr as usize, n);
