@@ -44,6 +44,7 @@
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -56,6 +57,7 @@
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -227,6 +229,21 @@ bool cg_option_set(size_t Idx, const char *Value, size_t Len) {
 /// Whether the option was given on the command line.
 bool cg_option_given(size_t Idx) {
   return options()[Idx]->getNumOccurrences() > 0;
+}
+
+/// Runs LLVM's IR verifier on function F. Returns 0 when F is valid;
+/// otherwise the length of the verifier's message, of which the first
+/// Cap - 1 bytes are copied to Buf and NUL-terminated (Cap > 0).
+size_t cg_verify_function(LLVMValueRef F, char *Buf, size_t Cap) {
+  std::string Message;
+  raw_string_ostream OS(Message);
+  if (!verifyFunction(*unwrap<Function>(F), &OS))
+    return 0;
+  OS.flush();
+  size_t N = std::min(Message.size(), Cap - 1);
+  Message.copy(Buf, N);
+  Buf[N] = 0;
+  return Message.empty() ? 1 : Message.size();
 }
 
 } // extern "C"

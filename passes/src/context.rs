@@ -559,6 +559,25 @@ pub fn delete_if_dead(v: LLVMValueRef) {
     unsafe { ffi::cg_delete_if_dead(v) }
 }
 
+/// Runs LLVM's IR verifier (`verifyFunction`, llvm/IR/Verifier.h) on
+/// `function`.
+///
+/// # Errors
+/// The verifier's message (at most 2000 bytes of it) when the function is
+/// not valid IR.
+pub fn verify_function(function: LLVMValueRef) -> Result<(), String> {
+    let mut buf = vec![0u8; 2000];
+    // SAFETY: `function` is a function of a live module; `buf` is writable
+    // for `buf.len()` bytes and the shim writes at most that many,
+    // NUL-terminated.
+    let n = unsafe { ffi::cg_verify_function(function, buf.as_mut_ptr().cast(), buf.len()) };
+    if n == 0 {
+        return Ok(());
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Err(String::from_utf8_lossy(&buf[..end]).trim_end().to_owned())
+}
+
 /// The value map of a loop copy made by [`FunctionAnalyses::clone_loop`].
 pub struct LoopClone {
     raw: *mut ffi::CgLoopClone,

@@ -197,6 +197,7 @@ unsafe extern "C" {
         kinds: *mut u8,
     ) -> LLVMValueRef;
     pub fn cg_delete_if_dead(v: LLVMValueRef);
+    pub fn cg_verify_function(f: LLVMValueRef, buf: *mut c_char, cap: usize) -> usize;
     pub fn cg_loop_clone(ctx: *mut CgFunctionCtx, header: LLVMBasicBlockRef, dispatch: *mut LLVMValueRef) -> *mut CgLoopClone;
     pub fn cg_loop_clone_lookup(clone: *mut CgLoopClone, v: LLVMValueRef) -> LLVMValueRef;
     pub fn cg_loop_clone_end(clone: *mut CgLoopClone);

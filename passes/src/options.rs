@@ -135,8 +135,19 @@ pub static DISABLE: PluginOption = PluginOption {
     default: OptionDefault::Bool(false),
 };
 
+/// `-copiergen-verify`: after CopierGen changes a function, run LLVM's IR
+/// verifier on it and report invalid IR as an error naming the function
+/// (clang runs with `-disable-llvm-verifier`, so a pass bug would otherwise
+/// surface as a back-end crash or a silent miscompile). On by default: one
+/// linear walk per changed function.
+pub static VERIFY: PluginOption = PluginOption {
+    name: "copiergen-verify",
+    help: "Run the IR verifier on every function CopierGen changed; invalid IR is an error",
+    default: OptionDefault::Bool(true),
+};
+
 /// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &UNGUARDED_LOOPS, &DISABLE, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
 
 impl PluginOption {
     fn index(&'static self) -> usize {

@@ -9,7 +9,7 @@
 # (on dpkg's status file), the Rust crate testsuite/e2e/rust (through
 # `copiergen cargo`), and every testsuite/e2e/regressions/*.c (minimised
 # differential-test failures; built with --copier-threshold=1 so every copy
-# is rewritten, at -O0 and -O2). The baseline of each is the same build with
+# is rewritten, at -O0 and -O2, and with --sanitize at -O2). The baseline of each is the same build with
 # --copier-no-rewrite (same flags, same libcopier, no pass).
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
@@ -108,6 +108,10 @@ for src in "$E2E"/regressions/*.c; do
     "$COPIERGEN" cc --copier-threshold=1 "${flags[@]}" "$src" -o "$OUT/reg-$n$opt.cg"
     check "reg-$n$opt" 0 "$OUT/reg-$n$opt.base" "$OUT/reg-$n$opt.cg"
   done
+  # CopierSanitizer build (-O2, the pipeline where a pass bug once crashed
+  # clang): it must build and print what the plain build prints.
+  "$COPIERGEN" cc --sanitize --copier-threshold=1 -O2 -w -I/usr/include/csmith "$src" -o "$OUT/reg-$n-san"
+  check "reg-$n-san" 0 "$OUT/reg-$n-O2.base" "$OUT/reg-$n-san"
 done
 
 echo "e2e: $passed passed, $failed failed"

@@ -138,8 +138,12 @@ struct Guard {
 struct OwnGuard {
     header: LLVMBasicBlockRef,
     limit_slot: LLVMValueRef,
-    /// `p <= max` while the loop runs (computed before the loop).
-    max: LLVMValueRef,
+    /// Slot of `max`, with `p <= max` while the loop runs: computed and
+    /// stored in the loop's outside predecessor. A slot, not the value: that
+    /// predecessor may lie in another loop (the latch of a loop whose exit
+    /// enters this one) that gets versioned first, and then each of its two
+    /// copies computes its own `max`; mem2reg joins them.
+    max_slot: LLVMValueRef,
     /// Where `max` comes from.
     bounds: Bounds,
     /// The guard's conditional branch (successor 0: the miss block).
@@ -235,6 +239,7 @@ impl Emitter {
         header: LLVMBasicBlockRef,
         bound: Option<(LLVMValueRef, Bounds)>,
     ) {
+        // (`bound`: the slot of the loop's maximum address, and its kinds.)
         self.b.position_before(before);
         let (ptr, n) = self.range_values(range);
         let window = self.b.load(self.ptr, slot);
@@ -259,8 +264,16 @@ impl Emitter {
                 let back = self.b.const_int(self.size, len.wrapping_neg());
                 let limit = self.b.byte_gep(new_end, back);
                 self.b.store(limit, slot);
-                if let Some((max, bounds)) = bound {
-                    self.own_guards.push(OwnGuard { header, limit_slot: slot, max, bounds, branch, check: check.clone(), before });
+                if let Some((max_slot, bounds)) = bound {
+                    self.own_guards.push(OwnGuard {
+                        header,
+                        limit_slot: slot,
+                        max_slot,
+                        bounds,
+                        branch,
+                        check: check.clone(),
+                        before,
+                    });
                 }
             }
             SyncRange::Dynamic { .. } => {
@@ -354,6 +367,7 @@ pub fn apply(
     }
 
     // Every slot first, in the entry block: later edits split blocks.
+    let mut max_slots: HashMap<(usize, usize), (LLVMValueRef, Bounds)> = HashMap::new();
     for (pi, point) in plan.points.iter().enumerate() {
         for (k, n) in point.narrow.iter().enumerate() {
             if !plan.windowed(point, window_enabled) {
@@ -369,6 +383,16 @@ pub fn apply(
                     em.b.store(null, end);
                     em.own.insert((pi, k), end);
                     em.own_ends.push(end);
+                    if let Some((max, kinds)) = bounds.remove(&(pi, k)) {
+                        // The bound goes through a slot (see OwnGuard): its
+                        // initial value, never read at the loop (every entry
+                        // passes the store), would keep the guarded loop.
+                        let all_ones = em.b.const_int(size, u64::MAX);
+                        let max_slot = em.slot(size, c"copiergen.max", all_ones);
+                        em.b.position_before_no_loc(ir::block_terminator_of(entry.predecessor));
+                        em.b.store(max, max_slot);
+                        max_slots.insert((pi, k), (max_slot, kinds));
+                    }
                 }
                 None => {
                     em.window(n.object);
@@ -386,7 +410,7 @@ pub fn apply(
         for (k, n) in point.narrow.iter().enumerate() {
             if let Some(&end) = em.own.get(&(pi, k)) {
                 let header = n.monotonic.expect("own windows are monotonic").header;
-                em.increasing_guard(point.before, end, n.range, header, bounds.remove(&(pi, k)));
+                em.increasing_guard(point.before, end, n.range, header, max_slots.remove(&(pi, k)));
             } else if plan.windowed(point, window_enabled) {
                 em.windowed_guard(point.before, n.object, n.range);
             } else {
@@ -583,11 +607,11 @@ fn version_loops(
         }
         if fa.prepare_loop(header, max_insts).is_none() {
             for g in &guards {
-                context::delete_if_dead(g.max);
+                drop_max(g.max_slot);
             }
             continue;
         }
-        let bounds: Vec<(LLVMValueRef, Bounds)> = guards.iter().map(|g| (g.max, g.bounds)).collect();
+        let bounds: Vec<(LLVMValueRef, Bounds)> = guards.iter().map(|g| (g.max_slot, g.bounds)).collect();
         let (clone, dispatch) = fa.clone_loop(header);
         // The copy's guard instructions, looked up before anything changes.
         let copied: Vec<(LLVMValueRef, Vec<LLVMValueRef>)> = guards
@@ -597,7 +621,8 @@ fn version_loops(
         drop(clone);
         em.b.position_before_no_loc(dispatch);
         let mut cond: Option<LLVMValueRef> = None;
-        for (g, &(max, _)) in guards.iter().zip(&bounds) {
+        for (g, &(max_slot, _)) in guards.iter().zip(&bounds) {
+            let max = em.b.load(em.size, max_slot);
             let limit = em.b.load(em.ptr, g.limit_slot);
             let limit = em.b.ptr_to_int(limit, em.size);
             let covers = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, limit, max);
@@ -616,6 +641,18 @@ fn version_loops(
         done.push((guards[0].before, guards.len(), all));
     }
     done
+}
+
+/// Erases the stores of a loop bound no loop copy needs (in the loop's
+/// predecessor and in any copy of it) and the computations only they used.
+fn drop_max(max_slot: LLVMValueRef) {
+    for user in ir::users(max_slot) {
+        if ir::opcode(user) == LLVMOpcode::LLVMStore && ir::operand(user, 1) == max_slot {
+            let value = ir::operand(user, 0);
+            ir::erase(user);
+            context::delete_if_dead(value);
+        }
+    }
 }
 
 /// Inserts `csync_all()` at the entry of the function analysed by `fa` (the

@@ -144,9 +144,21 @@ impl ModulePass for CopierGen {
         } else {
             HashSet::new()
         };
+        let verify = options::VERIFY.bool();
         let mut changed = false;
         for f in definitions {
-            changed |= run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f);
+            let changed_f = run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f);
+            if changed_f && verify {
+                if let Err(message) = context::verify_function(f) {
+                    let name = ir::name(f);
+                    cx.diagnose(
+                        Some(f),
+                        Severity::Error,
+                        &format!("internal error: CopierGen produced invalid IR in function '{name}' (please report; -mllvm -copiergen-disable avoids it): {message}"),
+                    );
+                }
+            }
+            changed |= changed_f;
         }
         changed
     }
