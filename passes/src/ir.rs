@@ -105,6 +105,12 @@ pub fn opcode(inst: LLVMValueRef) -> Opcode {
     unsafe { c::LLVMGetInstructionOpcode(inst) }
 }
 
+/// True for the instructions that call something: `call`, `invoke` and
+/// `callbr` (LLVM's `CallBase`).
+pub fn is_call(inst: LLVMValueRef) -> bool {
+    matches!(opcode(inst), Opcode::LLVMCall | Opcode::LLVMInvoke | Opcode::LLVMCallBr)
+}
+
 /// Operand `i` of an instruction.
 pub fn operand(inst: LLVMValueRef, i: u32) -> LLVMValueRef {
     // SAFETY: handle invariant; callers pass i < the operand count.

@@ -425,7 +425,7 @@ impl EffectBuilder<'_, '_> {
             return Some(FullReason::UnknownAccess);
         }
         if e.opaque {
-            let is_call = matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
+            let is_call = ir::is_call(inst);
             let private_args = is_call && {
                 let props = self.fa.call_props(inst);
                 props.argmem_only()
@@ -656,7 +656,7 @@ impl EffectBuilder<'_, '_> {
             }
         }
         if e.opaque {
-            let is_call = matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr);
+            let is_call = ir::is_call(inst);
             let on_dst = self.fa.mod_ref(inst, c.dst);
             if on_dst.writes || on_dst.reads {
                 return Some(match (is_call, on_dst.writes) {

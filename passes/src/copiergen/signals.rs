@@ -56,7 +56,7 @@ pub const NOT_INSTALLERS: [&str; 4] = ["pthread_create", "qsort", "qsort_r", "bs
 /// name of a handler it runs in (itself for a handler).
 pub fn signal_context(definitions: &[LLVMValueRef]) -> HashMap<LLVMValueRef, String> {
     let defined: HashSet<LLVMValueRef> = definitions.iter().copied().collect();
-    let calls_of = |f: LLVMValueRef| ir::blocks(f).flat_map(ir::instructions).filter(|&i| is_call(i));
+    let calls_of = |f: LLVMValueRef| ir::blocks(f).flat_map(ir::instructions).filter(|&i| ir::is_call(i));
     let direct: HashSet<LLVMValueRef> = definitions
         .iter()
         .copied()
@@ -111,10 +111,6 @@ pub fn signal_context(definitions: &[LLVMValueRef]) -> HashMap<LLVMValueRef, Str
 
 fn is_installer(callee: LLVMValueRef) -> bool {
     INSTALLERS.contains(&ir::name(callee).as_str())
-}
-
-fn is_call(inst: LLVMValueRef) -> bool {
-    matches!(ir::opcode(inst), LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr)
 }
 
 struct Flow<'a> {
@@ -212,7 +208,7 @@ impl Flow<'_> {
             LLVMOpcode::LLVMRet => Use::Follow(
                 ir::users(parent)
                     .into_iter()
-                    .filter(|&c| ir::value_class(c) == ValueClass::Instruction && is_call(c))
+                    .filter(|&c| ir::value_class(c) == ValueClass::Instruction && ir::is_call(c))
                     .filter(|&c| ir::called_function(c) == Some(parent))
                     .collect(),
             ),
