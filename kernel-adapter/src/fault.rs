@@ -80,8 +80,9 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
 /// still fixed up here and every other fault still reaches the program's
 /// handler. Called before tasks are ingested (`Tracker::ingest_all`): a
 /// task is executed only after an ingest, and the program's `sigaction`
-/// came before its submit, so that copy runs with our handler in front.
-/// One `sigaction` query per call (~140 ns here).
+/// came before its submit, so that copy runs with our handler in front;
+/// also by waiters before they execute copies. Two `sigaction` queries per
+/// call, one per signal (~140 ns each here).
 pub fn ensure_first() {
     if !installed() {
         return;

@@ -932,21 +932,28 @@ fn in_handler() -> bool {
     IN_HANDLER.with(|d| d.get() != 0)
 }
 
+/// Run a completion handler with the runtime marked not entered (it may
+/// call every libcopier function).
 fn call_handler(h: HandlerTask) {
+    outside(|| invoke_handler(h));
+}
+
+/// Run a completion handler as it is: counted in `IN_HANDLER`, between the
+/// sanitizer's enter/exit hooks; the caller decides whether the runtime
+/// counts as entered meanwhile ([`call_handler`], [`nested_copy`]).
+fn invoke_handler(h: HandlerTask) {
     IN_HANDLER.with(|d| d.set(d.get() + 1));
-    outside(|| {
-        let hk = hooks::get();
-        if let Some(f) = hk.and_then(|x| x.on_handler_enter) {
-            f(h.dst, h.src, h.len);
-        }
-        // SAFETY: the submitter passed a `void (*)(void *)`.
-        let f: unsafe extern "C" fn(*mut core::ffi::c_void) = unsafe { core::mem::transmute(h.f) };
-        // SAFETY: calling the user's handler with the user's argument.
-        unsafe { f(h.arg as *mut core::ffi::c_void) };
-        if let Some(f) = hk.and_then(|x| x.on_handler_exit) {
-            f();
-        }
-    });
+    let hk = hooks::get();
+    if let Some(f) = hk.and_then(|x| x.on_handler_enter) {
+        f(h.dst, h.src, h.len);
+    }
+    // SAFETY: the submitter passed a `void (*)(void *)`.
+    let f: unsafe extern "C" fn(*mut core::ffi::c_void) = unsafe { core::mem::transmute(h.f) };
+    // SAFETY: calling the user's handler with the user's argument.
+    unsafe { f(h.arg as *mut core::ffi::c_void) };
+    if let Some(f) = hk.and_then(|x| x.on_handler_exit) {
+        f();
+    }
     IN_HANDLER.with(|d| d.set(d.get() - 1));
 }
 
@@ -1357,19 +1364,7 @@ unsafe fn nested_copy(dst: *mut u8, src: *const u8, n: usize, handler: usize, ar
     // SAFETY: caller contract; overlap-safe.
     unsafe { engine::move_bytes(dst, src, n) };
     if handler != 0 {
-        IN_HANDLER.with(|d| d.set(d.get() + 1));
-        let hk = hooks::get();
-        if let Some(f) = hk.and_then(|x| x.on_handler_enter) {
-            f(dst as usize, src as usize, n);
-        }
-        // SAFETY: the submitter passed a `void (*)(void *)`.
-        let f: unsafe extern "C" fn(*mut core::ffi::c_void) = unsafe { core::mem::transmute(handler) };
-        // SAFETY: calling the user's handler with the user's argument.
-        unsafe { f(arg as *mut core::ffi::c_void) };
-        if let Some(f) = hk.and_then(|x| x.on_handler_exit) {
-            f();
-        }
-        IN_HANDLER.with(|d| d.set(d.get() - 1));
+        invoke_handler(HandlerTask { f: handler, arg, dst: dst as usize, src: src as usize, len: n });
     }
 }
 
