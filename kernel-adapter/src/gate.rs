@@ -190,6 +190,9 @@ mod imp {
     static FAST: AtomicPtr<FastPath> = AtomicPtr::new(&OWN as *const FastPath as *mut FastPath);
     /// Clients holding the gate (0: no task pending anywhere).
     static HOLDS: AtomicUsize = AtomicUsize::new(0);
+    static OWN_PENDING: AtomicUsize = AtomicUsize::new(0);
+    /// The pending word compiled programs read (see [`install_pending`]).
+    static PENDING: AtomicPtr<AtomicUsize> = AtomicPtr::new(&OWN_PENDING as *const AtomicUsize as *mut AtomicUsize);
 
     /// Closed until the library initialized (options read).
     pub const CLOSED_INIT: u32 = 1;
@@ -225,6 +228,11 @@ mod imp {
 
     fn publish(s: &State) {
         HOLDS.store(s.holds, Ordering::Release);
+        // Release: pairs with the compiled program's Acquire load of the
+        // word; a reader of 0 sees every copy retired before the last release.
+        let pending = usize::from(s.holds != 0 || s.closed & CLOSED_HOOKS != 0);
+        // SAFETY: PENDING only ever points at 'static words.
+        unsafe { &*PENDING.load(Ordering::Acquire) }.store(pending, Ordering::Release);
         let lim = if s.holds == 0 && s.closed == 0 { s.threshold } else { 0 };
         // Release: pairs with the fast path's Acquire; a reader of an open
         // limit sees every copy retired before the last release.
@@ -248,6 +256,15 @@ mod imp {
         FAST.store(f as *const FastPath as *mut FastPath, Ordering::Release);
         old.limit.store(0, Ordering::Release);
         old.inline_limit.store(0, Ordering::Release);
+        publish(&s);
+    }
+
+    /// Make `word` the pending word the gate publishes (`copier_abi::symbols::
+    /// PENDING`: non-zero while a client holds the gate or a checker is
+    /// registered, whose hooks must see every sync). Call once, at init.
+    pub fn install_pending(word: &'static AtomicUsize) {
+        let s = STATE.lock();
+        PENDING.store(word as *const AtomicUsize as *mut AtomicUsize, Ordering::Release);
         publish(&s);
     }
 

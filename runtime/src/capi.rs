@@ -35,6 +35,15 @@ pub const COPIER_MOVE: u32 = 2;
 /// so the entry points below reach it RIP-relative; installed at init.
 pub(crate) static FAST: FastPath = FastPath::new();
 
+/// The pending word (`copier_abi::symbols::PENDING`): non-zero while a copy
+/// may be pending anywhere in the process or a checker is registered; the
+/// gate publishes it (`copier_adapter::gate::install_pending`). Compiled
+/// programs read it before every guard; it is not part of `copier.h`.
+/// cbindgen:ignore
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static __copier_pending: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
 #[inline(always)]
 fn handler_word(f: copier_handler_fn) -> usize {
     f.map_or(0, |f| f as usize)

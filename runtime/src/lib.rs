@@ -75,6 +75,7 @@ fn init_slow(from_ctor: bool) {
         libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
     }
     copier_adapter::gate::install(&capi::FAST);
+    copier_adapter::gate::install_pending(pending_word());
     resolve_libc_routines();
     if from_ctor {
         // the process is (almost always) still single-threaded here, where
@@ -84,6 +85,26 @@ fn init_slow(from_ctor: bool) {
     }
     INIT.store(2, Ordering::Release);
     copier_adapter::gate::set_closed(copier_adapter::gate::CLOSED_INIT, false);
+}
+
+/// The live instance of the pending word: a non-PIC executable that reads
+/// `__copier_pending` holds a copy of it (a copy relocation), which
+/// `dlsym(RTLD_DEFAULT)` finds first; this library's own accesses would miss
+/// it. Without a dynamic symbol table (a `-static` program) there is one
+/// instance, this one.
+fn pending_word() -> &'static core::sync::atomic::AtomicUsize {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: dlsym with a NUL-terminated name; a non-null result is the
+        // address of the `size_t` object named so, the executable's copy of
+        // ours or ours itself, alive for the whole process.
+        let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__copier_pending".as_ptr()) };
+        if !p.is_null() {
+            // SAFETY: see above; AtomicUsize has size_t's layout.
+            return unsafe { &*(p as *const core::sync::atomic::AtomicUsize) };
+        }
+    }
+    &capi::__copier_pending
 }
 
 /// Point the inline fast path at glibc's own `memcpy`/`memmove` (the

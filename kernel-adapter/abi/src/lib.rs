@@ -61,6 +61,13 @@ pub mod symbols {
     /// copy writes or reads `[addr, end)`. The pass caches `[addr, end)` in a
     /// loop so later iterations that stay inside it skip the call.
     pub const CSYNC_READY_END: &str = "csync_ready_end";
+    /// `size_t __copier_pending`: the pending word, non-zero while a copy may
+    /// be pending in any thread of the process (or a checker must see every
+    /// sync). A compiled program reads it (one acquire load, a plain `mov` on
+    /// x86-64) before each guard and calls the runtime only when it is
+    /// non-zero; 0 also proves that every copy submitted before the load
+    /// (by a thread ordered before it) has completed.
+    pub const PENDING: &str = "__copier_pending";
 }
 
 /// `copier_submit` flag: lazy copy (lowest priority; runs only when a `csync`
