@@ -524,6 +524,44 @@ impl Builder {
         unsafe { c::LLVMBuildPtrToInt(self.raw, ptr, ty, c"".as_ptr()) }
     }
 
+    /// `load atomic ty, ptr acquire` (a plain load on x86-64 and AArch64's
+    /// `ldar`), aligned to the type's size.
+    pub fn load_acquire(&self, ty: LLVMTypeRef, ptr: LLVMValueRef, align: u32) -> LLVMValueRef {
+        // SAFETY: handle invariant; `ty` is an integer type of `align` bytes.
+        unsafe {
+            let l = c::LLVMBuildLoad2(self.raw, ty, ptr, c"".as_ptr());
+            c::LLVMSetOrdering(l, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingAcquire);
+            c::LLVMSetAlignment(l, align);
+            l
+        }
+    }
+
+    /// `select cond, a, b`.
+    pub fn select(&self, cond: LLVMValueRef, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; `cond` is i1, a and b have one type.
+        unsafe { c::LLVMBuildSelect(self.raw, cond, a, b, c"".as_ptr()) }
+    }
+
+    /// The pointer with every bit set (the largest address).
+    pub fn all_ones_ptr(&self) -> LLVMValueRef {
+        let ones = self.const_int(self.intptr_type(), u64::MAX);
+        // SAFETY: handle invariant; an integer constant to the pointer type.
+        unsafe { c::LLVMConstIntToPtr(ones, self.ptr_type()) }
+    }
+
+    /// `llvm.memcpy` (or `llvm.memmove` when `overlap`) of `len` bytes,
+    /// alignment 1, not volatile.
+    pub fn mem_copy(&self, dst: LLVMValueRef, src: LLVMValueRef, len: LLVMValueRef, overlap: bool) -> LLVMValueRef {
+        // SAFETY: handle invariant; pointers and an integer length.
+        unsafe {
+            if overlap {
+                c::LLVMBuildMemMove(self.raw, dst, 1, src, 1, len)
+            } else {
+                c::LLVMBuildMemCpy(self.raw, dst, 1, src, 1, len)
+            }
+        }
+    }
+
     /// Moves the unlinked instruction `inst` to the builder's position.
     pub fn insert(&self, inst: LLVMValueRef) {
         // SAFETY: handle invariant; `inst` was removed from its block.
@@ -598,6 +636,41 @@ pub fn get_or_declare(
             c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, c::LLVMCreateEnumAttribute(ctx, kind, 0));
         }
         Some((f, fn_ty))
+    }
+}
+
+/// Deletes `function`, which nothing uses, from its module.
+pub fn delete_function(function: LLVMValueRef) {
+    // SAFETY: handle invariant; the function has no uses.
+    unsafe { c::LLVMDeleteFunction(function) }
+}
+
+/// Whether [`get_or_declare_global`] would succeed for `name` and `ty`.
+pub fn can_declare_global(module: LLVMModuleRef, name: &CStr, ty: LLVMTypeRef) -> bool {
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        if !c::LLVMGetNamedFunction(module, name.as_ptr()).is_null() {
+            return false;
+        }
+        let existing = c::LLVMGetNamedGlobal(module, name.as_ptr());
+        existing.is_null() || c::LLVMGlobalGetValueType(existing) == ty
+    }
+}
+
+/// Gets or declares the external global variable `name` of value type `ty`.
+/// `None` when the module has a function or a global of another type by
+/// that name.
+pub fn get_or_declare_global(module: LLVMModuleRef, name: &CStr, ty: LLVMTypeRef) -> Option<LLVMValueRef> {
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        if !c::LLVMGetNamedFunction(module, name.as_ptr()).is_null() {
+            return None;
+        }
+        let existing = c::LLVMGetNamedGlobal(module, name.as_ptr());
+        if !existing.is_null() {
+            return (c::LLVMGlobalGetValueType(existing) == ty).then_some(existing);
+        }
+        Some(c::LLVMAddGlobal(module, ty, name.as_ptr()))
     }
 }
 

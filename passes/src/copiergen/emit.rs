@@ -31,9 +31,16 @@ pub struct Runtime {
     csync: Entry,
     csync_all: Entry,
     csync_ready_end: Entry,
+    /// The pending word (`copier_abi::symbols::PENDING`, a `size_t`).
+    pending: LLVMValueRef,
 }
 
 impl Runtime {
+    /// The pending word's global (`copier_abi::symbols::PENDING`).
+    pub fn pending_word(&self) -> LLVMValueRef {
+        self.pending
+    }
+
     /// Declares (or finds) the entry points in `module`.
     ///
     /// # Errors
@@ -58,6 +65,9 @@ impl Runtime {
                 return Err((*name).to_owned());
             }
         }
+        if !ir::can_declare_global(module, &CString::new(symbols::PENDING).expect("symbol names have no NUL"), size) {
+            return Err(symbols::PENDING.to_owned());
+        }
         let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
             // Every entry point returns (a wait ends when the copies it waits
             // for are done) and never unwinds; `willreturn` also keeps
@@ -66,8 +76,33 @@ impl Runtime {
             Entry { f, ty }
         });
         let mut next = || declared.next().expect("five entries");
-        Ok(Runtime { amemcpy: next(), amemmove: next(), csync: next(), csync_all: next(), csync_ready_end: next() })
+        let (amemcpy, amemmove, csync, csync_all, csync_ready_end) = (next(), next(), next(), next(), next());
+        let pending_name = CString::new(symbols::PENDING).expect("symbol names have no NUL");
+        let pending = ir::get_or_declare_global(module, &pending_name, size).ok_or_else(|| symbols::PENDING.to_owned())?;
+        Ok(Runtime { amemcpy, amemmove, csync, csync_all, csync_ready_end, pending })
     }
+}
+
+/// Emits the pending test at the builder's position: `load atomic acquire
+/// @__copier_pending != 0`, one `mov` and a compare on x86-64. Non-zero
+/// while a copy may be pending anywhere or a checker watches every sync
+/// (`copier_abi::symbols::PENDING`); a 0 proves the guarded access needs no
+/// runtime call.
+fn pending_test(b: &Builder, rt: &Runtime) -> LLVMValueRef {
+    let size = b.intptr_type();
+    let word = b.load_acquire(size, rt.pending, 8);
+    let zero = b.const_int(size, 0);
+    b.icmp(LLVMIntPredicate::LLVMIntNE, word, zero)
+}
+
+/// Emits `if (pending) call(args)` before `before` (the call carries
+/// `before`'s debug location).
+fn call_if_pending(b: &Builder, rt: &Runtime, entry: Entry, args: &[LLVMValueRef], before: LLVMValueRef) -> LLVMValueRef {
+    let pending = pending_test(b, rt);
+    let term = context::split_if_then(pending, before, false);
+    b.position_before(term);
+    b.set_loc_from(before);
+    b.call(entry.ty, entry.f, args)
 }
 
 /// LLVM's C calling convention (`ccc`).
@@ -118,6 +153,12 @@ struct Emitter {
     /// Increasing-pointer guards of constant size, the ones an unguarded
     /// loop copy can drop.
     own_guards: Vec<OwnGuard>,
+    /// Window resets `select(pending, null, all-ones)`, by the pending test
+    /// they select on: a window that is one of them at its check is empty
+    /// exactly when something is pending.
+    resets: HashMap<LLVMValueRef, LLVMValueRef>,
+    /// The reset built at the function's entry (the windows' initial value).
+    entry_reset: Option<LLVMValueRef>,
 }
 
 /// The instructions of one windowed guard, kept to fold the guards whose
@@ -174,12 +215,32 @@ impl Emitter {
         s
     }
 
+    /// A window reset at the builder's position: the whole address space
+    /// when nothing is pending (no copy can touch any byte until the next
+    /// submission), else the empty window.
+    fn reset_value(&mut self) -> LLVMValueRef {
+        let pending = pending_test(&self.b, &self.rt);
+        let (null, all) = (self.b.null_ptr(), self.b.all_ones_ptr());
+        let v = self.b.select(pending, null, all);
+        self.resets.insert(v, pending);
+        v
+    }
+
     fn window(&mut self, object: LLVMValueRef) -> (LLVMValueRef, LLVMValueRef) {
         if let Some(&w) = self.windows.get(&object) {
             return w;
         }
+        let init = match self.entry_reset {
+            Some(v) => v,
+            None => {
+                self.b.position_before_no_loc(self.entry_point);
+                let v = self.reset_value();
+                self.entry_reset = Some(v);
+                v
+            }
+        };
         let null = self.b.null_ptr();
-        let w = (self.slot(self.ptr, c"copiergen.lo", null), self.slot(self.ptr, c"copiergen.end", null));
+        let w = (self.slot(self.ptr, c"copiergen.lo", null), self.slot(self.ptr, c"copiergen.end", init));
         self.windows.insert(object, w);
         w
     }
@@ -297,16 +358,26 @@ impl Emitter {
             // windows stay; libcopier's copies are its caller's to sync.
             return;
         }
+        let reset = self.reset_value();
         let null = self.b.null_ptr();
+        let los: Vec<LLVMValueRef> = self.windows.values().map(|&(lo, _)| lo).collect();
         let ends: Vec<LLVMValueRef> = self.windows.values().map(|&(_, end)| end).chain(self.own_ends.iter().copied()).collect();
+        for lo in los {
+            self.b.store(null, lo);
+        }
         for end in ends {
-            self.b.store(null, end);
+            self.b.store(reset, end);
         }
     }
 }
 
 /// Applies `plan` to the function analysed by `fa`. Call only after every
 /// analysis query: the IR changes.
+///
+/// `threshold` (bytes): a copy of variable length takes the inline
+/// `llvm.memcpy`/`llvm.memmove` when it is shorter and nothing is pending
+/// (the test the runtime's fast path makes, without the call), with no
+/// window reset after it; only the other path submits.
 pub fn apply(
     module: LLVMModuleRef,
     fa: &FunctionAnalyses<'_>,
@@ -315,6 +386,7 @@ pub fn apply(
     plan: &Plan,
     window_enabled: bool,
     max_unguarded: usize,
+    threshold: u64,
 ) {
     // Bounds for unguarded loop copies first, from ScalarEvolution of the
     // program as written: the guards' calls would hide trip counts (a loop
@@ -351,6 +423,8 @@ pub fn apply(
         own_ends: Vec::new(),
         own_guards: Vec::new(),
         miss_fn: (rt.csync_ready_end.f, C_CALL_CONV),
+        resets: HashMap::new(),
+        entry_reset: None,
     };
     let triple = ir::target_triple(module);
     if plan.points.iter().any(|p| plan.windowed(p, window_enabled) && !p.narrow.is_empty())
@@ -378,9 +452,11 @@ pub fn apply(
                     let null = em.b.null_ptr();
                     let end = em.slot(ptr, c"copiergen.end", null);
                     // Reset on every entry into the loop, before anything
-                    // splits the preheader.
+                    // splits the preheader (the pending test is hoisted
+                    // there, out of the loop).
                     em.b.position_before_no_loc(ir::block_terminator_of(entry.predecessor));
-                    em.b.store(null, end);
+                    let reset = em.reset_value();
+                    em.b.store(reset, end);
                     em.own.insert((pi, k), end);
                     em.own_ends.push(end);
                     if let Some((max, kinds)) = bounds.remove(&(pi, k)) {
@@ -416,7 +492,7 @@ pub fn apply(
             } else {
                 em.b.position_before(point.before);
                 let (ptr, len) = em.range_values(n.range);
-                em.b.call(rt.csync.ty, rt.csync.f, &[ptr, len]);
+                call_if_pending(&em.b, &rt, rt.csync, &[ptr, len], point.before);
             }
         }
         if point.full.is_empty() {
@@ -424,7 +500,7 @@ pub fn apply(
         }
         if uses_sync_all(point, plan) {
             em.b.position_before(point.before);
-            em.b.call(rt.csync_all.ty, rt.csync_all.f, &[]);
+            call_if_pending(&em.b, &rt, rt.csync_all, &[], point.before);
         } else {
             let mut done = Vec::new();
             for &(c, _) in &point.full {
@@ -436,15 +512,17 @@ pub fn apply(
                 em.b.position_before(point.before);
                 let dst = em.b.load(ptr, dst_slot);
                 let len = em.b.load(size, len_slot);
+                let mut wait = pending_test(&em.b, &rt);
                 if point.in_loop {
                     // After the first sync the slot says (null, 0): later
                     // iterations skip the call.
                     let zero = em.b.const_int(size, 0);
-                    let pending = em.b.icmp(LLVMIntPredicate::LLVMIntNE, len, zero);
-                    let term = context::split_if_then(pending, point.before, false);
-                    em.b.position_before(term);
-                    em.b.set_loc_from(point.before);
+                    let unsynced = em.b.icmp(LLVMIntPredicate::LLVMIntNE, len, zero);
+                    wait = em.b.and(wait, unsynced);
                 }
+                let term = context::split_if_then(wait, point.before, false);
+                em.b.position_before(term);
+                em.b.set_loc_from(point.before);
                 em.b.call(rt.csync.ty, rt.csync.f, &[dst, len]);
                 // The copy is complete: an empty range from here on.
                 let null = em.b.null_ptr();
@@ -474,8 +552,12 @@ pub fn apply(
             CopyKind::Move => rt.amemmove,
         };
         let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len]);
+        // Size split: `if (len >= threshold || pending) amemcpy else memcpy`.
+        let split = ir::const_int(c.len).is_none() && threshold > 0;
         if c.form != CopyForm::Intrinsic && ir::has_uses(c.call) {
-            ir::replace_all_uses(c.call, new);
+            // (memcpy, memmove and amemcpy return `dst`; with the split the
+            // call no longer dominates the uses)
+            ir::replace_all_uses(c.call, if split { c.dst } else { new });
         }
         if let Some(cond) = cond {
             // if (len > dstlen) __memcpy_chk(dst, src, len, dstlen): the
@@ -486,6 +568,20 @@ pub fn apply(
             em.b.insert(c.call);
         } else {
             ir::erase(c.call);
+        }
+        if split {
+            em.b.position_before(new);
+            let limit = em.b.const_int(size, threshold);
+            let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
+            let pending = pending_test(&em.b, &rt);
+            let submit = em.b.or(long, pending);
+            let (then_term, else_term) = context::split_if_then_else(submit, new);
+            ir::remove_from_parent(new);
+            em.b.position_before(then_term);
+            em.b.insert(new);
+            em.b.position_before(else_term);
+            em.b.set_loc_from(new);
+            em.b.mem_copy(c.dst, c.src, len, c.kind == CopyKind::Move);
         }
         if let Some(&(dst_slot, len_slot)) = em.slots.get(&i) {
             let placed = em.b.position_after(new);
@@ -518,10 +614,15 @@ pub fn apply(
         if ![g.miss, g.beyond].into_iter().chain(g.below).all(ir::is_instruction) {
             continue;
         }
-        if !ir::is_null_constant(ir::operand(g.beyond, 1)) {
+        let window = ir::operand(g.beyond, 1);
+        if ir::is_null_constant(window) {
+            context::make_unconditional(ir::block_terminator(g.miss), 0);
+        } else if let Some(&pending) = em.resets.get(&window) {
+            // `p + n > select(pending, null, all-ones)` is `pending`.
+            ir::set_condition(ir::block_terminator(g.miss), pending);
+        } else {
             continue;
         }
-        context::make_unconditional(ir::block_terminator(g.miss), 0);
         erase_unused(&g.check);
         if !ir::has_uses(g.call) {
             em.b.position_before(g.call);
@@ -660,6 +761,7 @@ fn drop_max(max_slot: LLVMValueRef) {
 pub fn sync_all_at_entry(module: LLVMModuleRef, fa: &FunctionAnalyses<'_>, rt: Runtime) {
     fa.mark_changed();
     let b = Builder::new(module);
-    b.position_before_no_loc(ir::entry_insertion_point(fa.function()));
-    b.call(rt.csync_all.ty, rt.csync_all.f, &[]);
+    let at = ir::entry_insertion_point(fa.function());
+    b.position_before_no_loc(at);
+    call_if_pending(&b, &rt, rt.csync_all, &[], at);
 }
