@@ -434,6 +434,12 @@ impl Builder {
         }
     }
 
+    /// The `i32` type.
+    pub fn int32_type(&self) -> LLVMTypeRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMInt32TypeInContext(c::LLVMGetModuleContext(self.module)) }
+    }
+
     /// The `void` type.
     pub fn void_type(&self) -> LLVMTypeRef {
         // SAFETY: handle invariant.
@@ -533,6 +539,61 @@ impl Builder {
             c::LLVMSetOrdering(l, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingAcquire);
             c::LLVMSetAlignment(l, align);
             l
+        }
+    }
+
+    /// `load atomic ty, ptr monotonic` (C11 relaxed: a plain load), aligned
+    /// to the type's size.
+    pub fn load_relaxed(&self, ty: LLVMTypeRef, ptr: LLVMValueRef, align: u32) -> LLVMValueRef {
+        // SAFETY: handle invariant; `ty` is an integer type of `align` bytes.
+        unsafe {
+            let l = c::LLVMBuildLoad2(self.raw, ty, ptr, c"".as_ptr());
+            c::LLVMSetOrdering(l, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic);
+            c::LLVMSetAlignment(l, align);
+            l
+        }
+    }
+
+    /// A private constant global holding the NUL-terminated `text`.
+    pub fn global_string(&self, text: &str, name: &CStr) -> LLVMValueRef {
+        // SAFETY: handle invariant; the text's length is passed with it.
+        unsafe {
+            let ctx = c::LLVMGetModuleContext(self.module);
+            let init = c::LLVMConstStringInContext2(ctx, text.as_ptr().cast(), text.len(), 0);
+            let g = c::LLVMAddGlobal(self.module, c::LLVMTypeOf(init), name.as_ptr());
+            c::LLVMSetInitializer(g, init);
+            c::LLVMSetGlobalConstant(g, 1);
+            c::LLVMSetLinkage(g, inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+            c::LLVMSetUnnamedAddress(g, inkwell::llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+            g
+        }
+    }
+
+    /// A private, writable, 8-aligned global `struct copier_site`
+    /// (`copier_abi::site`): `{ file, line, col, function }`, the rest zero.
+    pub fn site_global(&self, file: LLVMValueRef, line: u32, col: u32, function: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; the field types match the constants.
+        unsafe {
+            let ctx = c::LLVMGetModuleContext(self.module);
+            let (ptr, i32t, i64t) = (self.ptr_type(), c::LLVMInt32TypeInContext(ctx), c::LLVMInt64TypeInContext(ctx));
+            let counters = c::LLVMArrayType2(i64t, copier_abi::site::COUNTERS as u64);
+            let mut fields = [ptr, i32t, i32t, ptr, i32t, i32t, counters];
+            let ty = c::LLVMStructTypeInContext(ctx, fields.as_mut_ptr(), fields.len() as u32, 0);
+            let mut vals = [
+                file,
+                c::LLVMConstInt(i32t, line as u64, 0),
+                c::LLVMConstInt(i32t, col as u64, 0),
+                function,
+                c::LLVMConstInt(i32t, 0, 0),
+                c::LLVMConstInt(i32t, 0, 0),
+                c::LLVMConstNull(counters),
+            ];
+            let init = c::LLVMConstStructInContext(ctx, vals.as_mut_ptr(), vals.len() as u32, 0);
+            let g = c::LLVMAddGlobal(self.module, ty, c"copiergen.site".as_ptr());
+            c::LLVMSetInitializer(g, init);
+            c::LLVMSetLinkage(g, inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+            c::LLVMSetAlignment(g, 8);
+            g
         }
     }
 

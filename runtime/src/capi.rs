@@ -196,6 +196,12 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// applied first.
 #[no_mangle]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
+    if crate::sites::observing() {
+        let t0 = copier_adapter::sys::now_ns();
+        service::csync(addr as usize, n);
+        crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
+        return;
+    }
     service::csync(addr as usize, n);
 }
 
@@ -205,6 +211,12 @@ pub extern "C" fn csync(addr: *const c_void, n: usize) {
 /// for (see [`amemcpy_handler`]).
 #[no_mangle]
 pub extern "C" fn csync_all() {
+    if crate::sites::observing() {
+        let t0 = copier_adapter::sys::now_ns();
+        service::csync_all();
+        crate::sites::waited(0, 0, true, t0, copier_adapter::sys::now_ns());
+        return;
+    }
     service::csync_all();
 }
 
@@ -214,6 +226,12 @@ pub extern "C" fn csync_all() {
 /// `addr + n`.
 #[no_mangle]
 pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
+    if crate::sites::observing() {
+        let t0 = copier_adapter::sys::now_ns();
+        let end = service::csync_ready_end(addr as usize, n);
+        crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
+        return end as *const c_void;
+    }
     service::csync_ready_end(addr as usize, n) as *const c_void
 }
 

@@ -13,6 +13,7 @@
 
 pub mod capi;
 mod scope;
+pub mod sites;
 
 pub use scope::{scope, Pending, Scope};
 
@@ -87,24 +88,38 @@ fn init_slow(from_ctor: bool) {
     copier_adapter::gate::set_closed(copier_adapter::gate::CLOSED_INIT, false);
 }
 
-/// The live instance of the pending word: a non-PIC executable that reads
-/// `__copier_pending` holds a copy of it (a copy relocation), which
-/// `dlsym(RTLD_DEFAULT)` finds first; this library's own accesses would miss
-/// it. Without a dynamic symbol table (a `-static` program) there is one
-/// instance, this one.
+/// The instance of the pending word that code linked against this runtime
+/// reads. Our own definition when it is not a dynamic symbol (a `-static`
+/// program, or the runtime embedded hidden in a shared object: references
+/// bind to it directly). When it is exported, references bind through the
+/// global scope, which a non-PIC executable that reads the word preempts
+/// with a copy of its own (a copy relocation): that copy is what
+/// `dlsym(RTLD_DEFAULT)` returns. (The gate adds and removes its
+/// contribution, so a word two runtimes share stays correct.)
 fn pending_word() -> &'static core::sync::atomic::AtomicUsize {
+    let own: &'static core::sync::atomic::AtomicUsize = &capi::__copier_pending;
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        // SAFETY: dlsym with a NUL-terminated name; a non-null result is the
-        // address of the `size_t` object named so, the executable's copy of
-        // ours or ours itself, alive for the whole process.
-        let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__copier_pending".as_ptr()) };
-        if !p.is_null() {
-            // SAFETY: see above; AtomicUsize has size_t's layout.
-            return unsafe { &*(p as *const core::sync::atomic::AtomicUsize) };
+        let mut info = libc::Dl_info { dli_fname: core::ptr::null(), dli_fbase: core::ptr::null_mut(), dli_sname: core::ptr::null(), dli_saddr: core::ptr::null_mut() };
+        // SAFETY: dladdr fills `info` for an address of this process.
+        let found = unsafe { libc::dladdr((own as *const core::sync::atomic::AtomicUsize).cast(), &mut info) } != 0;
+        let exported = found
+            && info.dli_saddr as usize == own as *const _ as usize
+            && !info.dli_sname.is_null()
+            // SAFETY: dladdr's symbol name is a NUL-terminated string.
+            && unsafe { core::ffi::CStr::from_ptr(info.dli_sname) } == c"__copier_pending";
+        if exported {
+            // SAFETY: dlsym with a NUL-terminated name; a non-null result is
+            // the address of the `size_t` object named so, alive for the
+            // whole process.
+            let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__copier_pending".as_ptr()) };
+            if !p.is_null() {
+                // SAFETY: see above; AtomicUsize has size_t's layout.
+                return unsafe { &*(p as *const core::sync::atomic::AtomicUsize) };
+            }
         }
     }
-    &capi::__copier_pending
+    own
 }
 
 /// Point the inline fast path at glibc's own `memcpy`/`memmove` (the
@@ -140,6 +155,11 @@ extern "C" fn at_exit() {
     }
     if let Some(path) = copier_adapter::config::stats_file() {
         copier_adapter::stats::append_line(&path);
+    }
+    let sites = copier_adapter::config::get(&copier_adapter::config::values::sites) != 0;
+    let file = copier_adapter::config::stats_file();
+    if sites || file.is_some() {
+        sites::report(sites, file.as_deref());
     }
 }
 

@@ -26,11 +26,12 @@ struct Entry {
 /// The libcopier entry points the pass calls (`copier_abi::symbols`).
 #[derive(Debug, Clone, Copy)]
 pub struct Runtime {
-    amemcpy: Entry,
-    amemmove: Entry,
     csync: Entry,
     csync_all: Entry,
     csync_ready_end: Entry,
+    /// `__copier_amemcpy_site` / `__copier_amemmove_site` (`copier_abi::site`).
+    amemcpy_site: Entry,
+    amemmove_site: Entry,
     /// The pending word (`copier_abi::symbols::PENDING`, a `size_t`).
     pending: LLVMValueRef,
 }
@@ -49,12 +50,14 @@ impl Runtime {
     pub fn declare(module: LLVMModuleRef) -> Result<Runtime, String> {
         let b = Builder::new(module);
         let (ptr, size, void) = (b.ptr_type(), b.intptr_type(), b.void_type());
-        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 5] = [
+        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 7] = [
             (symbols::AMEMCPY, ptr, vec![ptr, ptr, size]),
             (symbols::AMEMMOVE, ptr, vec![ptr, ptr, size]),
             (symbols::CSYNC, void, vec![ptr, size]),
             (symbols::CSYNC_ALL, void, vec![]),
             (symbols::CSYNC_READY_END, ptr, vec![ptr, size]),
+            (copier_abi::site::AMEMCPY, ptr, vec![ptr, ptr, size, ptr]),
+            (copier_abi::site::AMEMMOVE, ptr, vec![ptr, ptr, size, ptr]),
         ];
         let names: Vec<CString> =
             entries.iter().map(|(n, _, _)| CString::new(*n).expect("symbol names have no NUL")).collect();
@@ -75,11 +78,15 @@ impl Runtime {
             let (f, ty) = ir::get_or_declare(module, c, *ret, params, &["nounwind", "willreturn"]).expect("checked by can_declare");
             Entry { f, ty }
         });
-        let mut next = || declared.next().expect("five entries");
-        let (amemcpy, amemmove, csync, csync_all, csync_ready_end) = (next(), next(), next(), next(), next());
+        let mut next = || declared.next().expect("seven entries");
+        // (`amemcpy`/`amemmove` are declared, and checked, for programs that
+        // call them themselves; the pass's own copies go through the site
+        // entry points.)
+        let (_, _, csync, csync_all, csync_ready_end) = (next(), next(), next(), next(), next());
+        let (amemcpy_site, amemmove_site) = (next(), next());
         let pending_name = CString::new(symbols::PENDING).expect("symbol names have no NUL");
         let pending = ir::get_or_declare_global(module, &pending_name, size).ok_or_else(|| symbols::PENDING.to_owned())?;
-        Ok(Runtime { amemcpy, amemmove, csync, csync_all, csync_ready_end, pending })
+        Ok(Runtime { csync, csync_all, csync_ready_end, amemcpy_site, amemmove_site, pending })
     }
 }
 
@@ -159,6 +166,8 @@ struct Emitter {
     resets: HashMap<LLVMValueRef, LLVMValueRef>,
     /// The reset built at the function's entry (the windows' initial value).
     entry_reset: Option<LLVMValueRef>,
+    /// File and function name strings of the sites, by text.
+    strings: HashMap<String, LLVMValueRef>,
 }
 
 /// The instructions of one windowed guard, kept to fold the guards whose
@@ -196,6 +205,36 @@ struct OwnGuard {
 }
 
 impl Emitter {
+    /// The `struct copier_site` of the copy `call` in `function`, located
+    /// by its debug location (`file:line:col`, or `?` and 0 without one).
+    fn site(&mut self, call: LLVMValueRef, function: LLVMValueRef) -> LLVMValueRef {
+        let loc = ir::debug_loc(call).unwrap_or_default();
+        let mut parts = loc.rsplitn(3, ':');
+        let (col, line, file) = (parts.next(), parts.next(), parts.next());
+        let (file, line, col) = match (file, line.and_then(|l| l.parse().ok()), col.and_then(|c| c.parse().ok())) {
+            (Some(f), Some(l), Some(c)) => (f.to_owned(), l, c),
+            _ => ("?".to_owned(), 0, 0),
+        };
+        let file = match self.strings.get(&file) {
+            Some(&g) => g,
+            None => {
+                let g = self.b.global_string(&file, c"copiergen.file");
+                self.strings.insert(file, g);
+                g
+            }
+        };
+        let name = ir::name(function);
+        let func = match self.strings.get(&name) {
+            Some(&g) => g,
+            None => {
+                let g = self.b.global_string(&name, c"copiergen.function");
+                self.strings.insert(name, g);
+                g
+            }
+        };
+        self.b.site_global(file, line, col, func)
+    }
+
     fn slot(&mut self, ty: LLVMTypeRef, name: &std::ffi::CStr, init: LLVMValueRef) -> LLVMValueRef {
         self.b.position_before_no_loc(self.entry_point);
         let a = self.b.alloca(ty, name);
@@ -425,6 +464,7 @@ pub fn apply(
         miss_fn: (rt.csync_ready_end.f, C_CALL_CONV),
         resets: HashMap::new(),
         entry_reset: None,
+        strings: HashMap::new(),
     };
     let triple = ir::target_triple(module);
     if plan.points.iter().any(|p| plan.windowed(p, window_enabled) && !p.narrow.is_empty())
@@ -548,16 +588,15 @@ pub fn apply(
             _ => None,
         };
         let entry = match c.kind {
-            CopyKind::Copy => rt.amemcpy,
-            CopyKind::Move => rt.amemmove,
+            CopyKind::Copy => rt.amemcpy_site,
+            CopyKind::Move => rt.amemmove_site,
         };
-        let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len]);
-        // Size split: `if (len >= threshold || pending) amemcpy else memcpy`.
-        let split = ir::const_int(c.len).is_none() && threshold > 0;
+        let site = em.site(c.call, function);
+        let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len, site]);
         if c.form != CopyForm::Intrinsic && ir::has_uses(c.call) {
-            // (memcpy, memmove and amemcpy return `dst`; with the split the
-            // call no longer dominates the uses)
-            ir::replace_all_uses(c.call, if split { c.dst } else { new });
+            // (memcpy, memmove and amemcpy return `dst`; after the split
+            // below the call no longer dominates the uses)
+            ir::replace_all_uses(c.call, c.dst);
         }
         if let Some(cond) = cond {
             // if (len > dstlen) __memcpy_chk(dst, src, len, dstlen): the
@@ -569,12 +608,24 @@ pub fn apply(
         } else {
             ir::erase(c.call);
         }
-        if split {
+        {
+            // Split: `if (pending || (len >= threshold && site is not
+            // inline)) submit else memcpy`: short copies, and the copies of
+            // a site the runtime found never pays, run inline while nothing
+            // is pending (the runtime orders them after pending copies).
             em.b.position_before(new);
-            let limit = em.b.const_int(size, threshold);
-            let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
             let pending = pending_test(&em.b, &rt);
-            let submit = em.b.or(long, pending);
+            let i32t = em.b.int32_type();
+            let state_ptr = em.b.byte_gep(site, em.b.const_int(size, copier_abi::site::STATE_OFFSET as u64));
+            let state = em.b.load_relaxed(i32t, state_ptr, 4);
+            let inline = em.b.const_int(i32t, copier_abi::site::INLINE as u64);
+            let mut async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
+            if ir::const_int(c.len).is_none() {
+                let limit = em.b.const_int(size, threshold);
+                let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
+                async_site = em.b.and(long, async_site);
+            }
+            let submit = em.b.or(pending, async_site);
             let (then_term, else_term) = context::split_if_then_else(submit, new);
             ir::remove_from_parent(new);
             em.b.position_before(then_term);
