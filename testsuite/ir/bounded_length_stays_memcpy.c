@@ -4,9 +4,16 @@
 // narrow type bounds. An unbounded length is rewritten, and split at the
 // call site: below the threshold while nothing is pending, the inline copy.
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-long sum(const char *p, size_t n);
+__attribute__((noinline)) long sum(const char *p, size_t n) {
+  long s = 0;
+  for (size_t i = 0; i < n; i++)
+    s += p[i];
+  return s;
+}
 
 long masked(char *dst, const char *src, size_t n) {
   memcpy(dst, src, n & 1023);
@@ -28,4 +35,17 @@ long narrow_type(char *dst, const char *src, unsigned short n) {
 long unbounded(char *dst, const char *src, size_t n) {
   memcpy(dst, src, n);
   return sum(dst, 64);
+}
+
+int main(void) {
+  size_t n = 1 << 17;
+  char *src = malloc(n), *dst = malloc(n);
+  for (size_t i = 0; i < n; i++)
+    src[i] = (char)(i * 13 + 1);
+  long s = masked(dst, src, n - 1) + guarded_by_condition(dst, src + 1, 4000) +
+           narrow_type(dst, src + 2, 60000) + unbounded(dst, src + 3, n - 3);
+  printf("%ld\n", s);
+  free(src);
+  free(dst);
+  return 0;
 }

@@ -117,7 +117,7 @@ fn huge_function(copies: usize, reads: usize) -> String {
 fn huge_function_is_rewritten_and_verifies() {
     let flags = ["-copiergen-min-overlap=0".to_owned(), "-copiergen-max-narrow=1000000".to_owned()];
     let out = run_opt(&huge_function(400, 30), "copiergen,verify", &flags);
-    assert_eq!(out.ir.matches("call ptr @amemcpy").count(), 400);
+    assert_eq!(out.ir.matches("call ptr @__copier_amemcpy_site").count(), 400);
     // Every read may alias every copy; the 30 adjacent 8-byte reads after
     // each copy share one csync over their 240-byte hull (no loop: plain
     // calls); 400 copies pending at the return: one csync_all.
@@ -131,7 +131,7 @@ fn function_with_too_many_narrow_syncs_is_planned_coarsely() {
     // syncs > -copiergen-max-narrow=32, so each copy is synced whole at its
     // first conflicting read instead, and no guard is emitted.
     let out = run_opt(&huge_function(40, 10), "copiergen,verify", &["-copiergen-min-overlap=0".to_owned()]);
-    assert_eq!(out.ir.matches("call ptr @amemcpy").count(), 40);
+    assert_eq!(out.ir.matches("call ptr @__copier_amemcpy_site").count(), 40);
     // One whole-copy csync per copy (at its first read, from the copy's
     // slot: the size split joins the submitting and the inline path), none
     // per read.
@@ -210,10 +210,10 @@ fn cost_model_default_and_parameter_bound_the_straight_line_work() {
         "{remark}"
     );
     let rewritten = run_opt(&copy_then_straight_line(256), "copiergen,verify", &[]);
-    assert_eq!(rewritten.ir.matches("call ptr @amemcpy").count(), 1, "{:#?}", rewritten.remarks);
+    assert_eq!(rewritten.ir.matches("call ptr @__copier_amemcpy_site").count(), 1, "{:#?}", rewritten.remarks);
     // The pass parameter overrides the option; 0 turns the model off.
     let param = run_opt(&copy_then_straight_line(255), "copiergen<min-overlap=0>,verify", &[]);
-    assert_eq!(param.ir.matches("call ptr @amemcpy").count(), 1);
+    assert_eq!(param.ir.matches("call ptr @__copier_amemcpy_site").count(), 1);
     let option = run_opt(&copy_then_straight_line(20), "copiergen,verify", &["-copiergen-min-overlap=21".to_owned()]);
     assert!(!option.ir.contains("amemcpy"));
 }
