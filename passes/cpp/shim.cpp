@@ -24,6 +24,7 @@
 
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LazyValueInfo.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -521,6 +522,15 @@ uint64_t cg_length_max(CgFunctionCtx *Ctx, LLVMValueRef CLen,
   if (Max3.ult(Max))
     Max = Max3;
   return Max.getLimitedValue();
+}
+
+/// Whether To may run after From on some path of the function (LLVM's
+/// isPotentiallyReachable, with the dominator tree and loop info: a false
+/// answer is a proof).
+bool cg_may_reach(CgFunctionCtx *Ctx, LLVMValueRef From, LLVMValueRef To) {
+  return isPotentiallyReachable(unwrap<Instruction>(From),
+                                unwrap<Instruction>(To), nullptr, &Ctx->DT,
+                                &Ctx->LI);
 }
 
 /// Loop nesting depth of a block (0 outside loops; irreducible cycles are not

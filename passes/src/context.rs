@@ -355,6 +355,13 @@ impl FunctionAnalyses<'_> {
         unsafe { ffi::cg_library_routine_usable(self.ctx, name.as_ptr().cast::<c_char>(), name.len()) }
     }
 
+    /// Whether instruction `to` may run after `from` on some path of the
+    /// function (false is a proof: LLVM's `isPotentiallyReachable`).
+    pub fn may_reach(&self, from: LLVMValueRef, to: LLVMValueRef) -> bool {
+        // SAFETY: both are instructions of the analysed function.
+        unsafe { ffi::cg_may_reach(self.ctx, from, to) }
+    }
+
     /// The largest value the integer `len` (a copy length, bytes) can take,
     /// from ScalarEvolution's unsigned range, ValueTracking's constant
     /// range (known bits, `!range`, assumptions, trip counts) and

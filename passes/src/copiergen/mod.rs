@@ -477,6 +477,10 @@ fn select_guarded(
             continue;
         }
         let fa = cx.analyses(x);
+        // Copies whose length range stays below the threshold stay memcpy
+        // (run_on_function): they leave nothing pending.
+        let copies: Vec<_> =
+            copies.into_iter().filter(|c| c.const_len.is_some() || fa.length_max(c.len, c.call) >= cfg.threshold).collect();
         let facts: Vec<CopyFacts> =
             copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true, None)).collect();
         for call in ir::blocks(x).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {
@@ -484,9 +488,17 @@ fn select_guarded(
             if guarded.contains(&f) || !is_eligible(f) {
                 continue;
             }
-            let touches = facts.iter().any(|c| {
+            // Only a call that may run while the copy is pending (after it
+            // on some path), and that touches its buffers or may not return
+            // normally (either would make the caller wait before the call).
+            let props = fa.call_props(call);
+            let may_leave = !(props.nounwind() && props.willreturn());
+            let touches = copies.iter().zip(&facts).any(|(copy, c)| {
+                if !fa.may_reach(copy.call, call) {
+                    return false;
+                }
                 let d = fa.mod_ref(call, c.dst);
-                d.reads || d.writes || fa.mod_ref(call, c.src).writes
+                may_leave || d.reads || d.writes || fa.mod_ref(call, c.src).writes
             });
             if touches && guarded.len() < MAX_GUARDED {
                 guarded.insert(f);
