@@ -40,7 +40,7 @@ make_inputs() {
   cp /var/lib/dpkg/status "$STATUS"
   awk -v limit=$((8 * mib)) '
     function rnd(n) { x = (x * 16807) % 2147483647; return x % n }
-    function word() { return w[rnd(nw)] }
+    function word() { return w[1 + rnd(nw)] }
     function words(n,  s, i) { s = word(); for (i = 1; i < n; i++) s = s " " word(); return s }
     BEGIN {
       x = 42
@@ -59,7 +59,7 @@ make_inputs() {
     }' >"$YAML"
   awk -v limit=$((16 * mib)) '
     function rnd(n) { x = (x * 16807) % 2147483647; return x % n }
-    function word() { return w[rnd(nw)] }
+    function word() { return w[1 + rnd(nw)] }
     function words(n,  s, i) { s = word(); for (i = 1; i < n; i++) s = s " " word(); return s }
     BEGIN {
       x = 7
