@@ -103,15 +103,15 @@ prog_xz() {
 run_bzip2() {
   local t
   t=$(bench_tree bzip2 "$1")
-  elapsed 1 /dev/null /dev/null "$t/bzip2" -9 -c "$IN8"
-  elapsed 1 /dev/null /dev/null "$t/bzip2" -d -c "$IN8.bz2"
+  elapsed 1 /dev/null /dev/null "$t/bzip2" -9 -c "$IN4"
+  elapsed 1 /dev/null /dev/null "$t/bzip2" -d -c "$IN4.bz2"
 }
 prog_bzip2() {
   both bzip2 bzip2 || return 0
-  "$(bench_tree bzip2 plain)/bzip2" -9 -c "$IN8" >"$IN8.bz2"
-  "$(bench_tree bzip2 copiergen)/bzip2" -d -c "$IN8.bz2" >"$OUT/bzip2-rt" || true
-  same_output bzip2 "round trip" "$IN8" "$OUT/bzip2-rt" || return 0
-  measure bzip2 run_bzip2 "-9, 8 MiB|s|time" "-d, 8 MiB|s|time"
+  "$(bench_tree bzip2 plain)/bzip2" -9 -c "$IN4" >"$IN4.bz2"
+  "$(bench_tree bzip2 copiergen)/bzip2" -d -c "$IN4.bz2" >"$OUT/bzip2-rt" || true
+  same_output bzip2 "round trip" "$IN4" "$OUT/bzip2-rt" || return 0
+  measure bzip2 run_bzip2 "-9, 4 MiB|s|time" "-d, 4 MiB|s|time"
 }
 
 # ---- protobuf-c ----------------------------------------------------------------
@@ -191,7 +191,7 @@ prog_sqlite3() {
 png_ms() { # png_loop's line: encode and decode ns per round, in ms
   tr ' ' '\n' | sed -n 's/^\(en\|de\)code_ns_per_round=\([0-9]*\)/\2/p' | awk '{ printf "%.3f\n", $1 / 1e6 }'
 }
-run_libpng() { "$OUT/png_loop.$1" 1024 1024 10 | png_ms; }
+run_libpng() { "$OUT/png_loop.$1" 1024 1024 3 | png_ms; }
 prog_libpng() {
   both libpng libpng1.6 || return 0
   local m t
