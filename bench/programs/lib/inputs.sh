@@ -5,7 +5,7 @@
 #         /usr/share/i18n, sorted, fixed owner and mtime) then 4 MiB of
 #         machine code (libc.so.6, libstdc++.so.6, libm.so.6), like a source or
 #         package archive
-#   IN8, IN4, IN1   its first 8, 4 and 1 MiB
+#   IN4, IN1   its first 4 and 1 MiB
 #   YAML  ~8 MiB generated YAML (records with nested mappings, flow and
 #         block sequences, quoted and literal block scalars)
 #   XML   ~16 MiB generated XML (elements, attributes, entities, text)
@@ -15,7 +15,6 @@
 
 make_inputs() {
   IN16="$OUT/in16.bin"
-  IN8="$OUT/in8.bin"
   IN4="$OUT/in4.bin"
   IN1="$OUT/in1.bin"
   YAML="$OUT/doc.yaml"
@@ -34,7 +33,6 @@ make_inputs() {
     )
   } >"$IN16"
   [ "$(stat -c %s "$IN16")" = $((16 * mib)) ] || { echo "make_inputs: could not make 16 MiB of input" >&2; return 1; }
-  head -c $((8 * mib)) "$IN16" >"$IN8"
   head -c $((4 * mib)) "$IN16" >"$IN4"
   head -c $((1 * mib)) "$IN16" >"$IN1"
   cp /var/lib/dpkg/status "$STATUS"
