@@ -15,9 +15,9 @@
 # with machine load and CPU model, and writes it to FILE (default
 # bench/results/programs-<UTC date>.txt). A ratio above 1 means copiergen is
 # faster: plain/copiergen for times, copiergen/plain for rates. A build that
-# fails becomes a row saying so. Not part of scripts/test.sh: about 25
-# minutes at 5 pairs on 2 cores once the builds exist (the first run also
-# builds 30 trees, 20-40 minutes more on a loaded machine).
+# fails becomes a row saying so. Not part of scripts/test.sh: 5 to 15
+# minutes at 5 pairs on 2 cores once the builds exist, depending on load
+# (the first run also builds 30 trees, up to 40 minutes more).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/build.sh"
