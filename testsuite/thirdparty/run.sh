@@ -18,6 +18,8 @@
 #   pcre2       make check (RunTest, RunGrepTest, JIT tests)
 #   libpng1.6   make check (pngtest, pngvalid, pngstest, pngimage)
 #   sqlite3     make fuzztest (fuzzcheck over test/fuzzdata*.db)
+#   snappy      ctest (snappy_unittest; C++, built with copiergen c++);
+#               its snappy_benchmark is built too (bench/programs/)
 #
 # Adds a deb-src line (idempotent), installs the build dependencies it needs
 # (idempotent apt-get), fetches the package with `apt-get source` into
@@ -54,7 +56,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
-PACKAGES="zlib protobuf-c redis bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3"
+PACKAGES="zlib protobuf-c redis bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3 snappy"
 usage="usage: run.sh PKG [--no-rewrite|--plain] [--threshold1] [--sanitize] [--build-only] [--tag=NAME] (PKG: $PACKAGES)"
 pkg=${1:?$usage}
 shift
@@ -90,6 +92,7 @@ case $pkg in
   libyaml | jansson | expat | brotli) build_deps=(cmake) ;;
   libpng1.6) build_deps=(zlib1g-dev) ;;
   sqlite3) build_deps=(tcl) ;;
+  snappy) build_deps=(cmake libbenchmark-dev libgmock-dev libgtest-dev) ;;
   *) echo "run.sh: unknown package $pkg" >&2; echo "$usage" >&2; exit 2 ;;
 esac
 
@@ -274,6 +277,7 @@ case $pkg in
   brotli) cmake_build . -DBUILD_TESTING=ON ;;
   pcre2) autotools_build --enable-jit --enable-pcre2-16 --enable-pcre2-32 ;;
   libpng1.6) autotools_build ;;
+  snappy) cmake_build . -DSNAPPY_BUILD_TESTS=ON -DSNAPPY_BUILD_BENCHMARKS=ON ;;
   sqlite3)
     autotools_build --disable-tcl --enable-fts5 --enable-json1
     make -j"$JOBS" V=1 fuzzcheck >>"$logs/build.log" 2>&1 || fail build "$logs/build.log"
@@ -371,7 +375,7 @@ if [ $run_suite = 1 ]; then
       done
       echo "libyaml: $n YAML files scanned, parsed, loaded, re-emitted and dumped" >>"$logs/test.log"
       ;;
-    jansson | expat) ctest_suite ;;
+    jansson | expat | snappy) ctest_suite ;;
     brotli)
       # Debian's source lacks the upstream corpus: ctest has 14 small round
       # trips. Add real data: dpkg's status file and libc's text, every
@@ -436,7 +440,7 @@ tests_passed() {
     bzip2) n=$(grep -ac '^cmp ' "$log" || true) ;;
     lz4) n=$(grep -aoE '[0-9]+ / +[0-9]+ +- all tests completed successfully' "$log" | awk '{ s += $1 } END { print s + 2 }') ;;
     libzstd) n=$(grep -aoE '[0-9]+ fuzzer tests completed' "$log" | awk '{ s += $1 } END { print s + 1 }') ;;
-    libyaml | jansson | expat | brotli)
+    libyaml | jansson | expat | brotli | snappy)
       n=$(grep -aoE '^100% tests passed, 0 tests failed out of [0-9]+' "$log" | awk '{ s += $NF } END { print s + 0 }') ;;
     sqlite3) n=$(grep -aoE 'fuzzcheck: 0 errors out of [0-9]+ tests' "$log" | awk '{ s += $6 } END { print s + 0 }') ;;
   esac
