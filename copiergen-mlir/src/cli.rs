@@ -168,6 +168,9 @@ pub fn run(args: &Args) -> i32 {
     if emit == Emit::LlvmDialect {
         return write_out(args.output.as_deref(), &module.as_operation().to_string());
     }
+    if let Err(f) = pipeline::check_llvm_only(&module, &diags) {
+        return fail(f, EXIT_FAILED);
+    }
     let ll = match pipeline::translate(&module, &diags) {
         Ok(t) => t,
         Err(f) => return fail(f, EXIT_FAILED),
@@ -227,7 +230,7 @@ fn link(args: &Args, ll: &str) -> i32 {
     if args.sanitize {
         cmd.args(["--sanitize", "-g"]);
     }
-    cmd.arg("-O2");
+    cmd.args(["-O2", "-Wno-override-module"]);
     cmd.args(&args.cc_args);
     cmd.arg(&tmp).arg("-o").arg(out);
     // printF64 & co. and memrefCopy (strided memref.copy) live here.

@@ -86,6 +86,29 @@ pub fn run_pipeline(ctx: &Context, diags: &Diagnostics, module: &mut Module, pip
     pm.run(module).map_err(|_| Failure { what: format!("pass pipeline `{pipeline}` failed"), diags: diags.take() })
 }
 
+/// Fails, with an MLIR error at the first one, when an operation outside
+/// the `llvm` and `builtin` dialects is left: MLIR's translation to LLVM IR
+/// does not diagnose those reliably (it can crash).
+pub fn check_llvm_only(module: &Module, diags: &Diagnostics) -> Result<(), Failure> {
+    let mut bad = None;
+    crate::ir::walk(module.as_operation(), &mut |op| {
+        let n = crate::ir::name(op);
+        if n.starts_with("llvm.") || n.starts_with("builtin.") {
+            return true;
+        }
+        bad = Some((n, op.location()));
+        false
+    });
+    let Some((name, loc)) = bad else { return Ok(()) };
+    let msg = std::ffi::CString::new(format!(
+        "'{name}' is not in the LLVM dialect after the lowering; lower it first (--pass-pipeline, --lower-pipeline)"
+    ))
+    .expect("no NUL in an op name");
+    // SAFETY: loc is a live location; msg outlives the call.
+    unsafe { mlir_sys::mlirEmitError(loc.to_raw(), msg.as_ptr()) };
+    Err(Failure { what: "the module is not in the LLVM dialect".into(), diags: diags.take() })
+}
+
 /// Translates a module in the LLVM dialect to LLVM IR text.
 pub fn translate(module: &Module, diags: &Diagnostics) -> Result<String, Failure> {
     // SAFETY: the module is live; the result is a malloc'ed C string or null.
