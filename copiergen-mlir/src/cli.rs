@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::{Parser, ValueEnum};
-use melior::ir::operation::OperationLike;
 
 use crate::diag::Diag;
 use crate::pipeline::{self, Failure, DEFAULT_LOWERING};

@@ -2,7 +2,6 @@
 //! helper `cpp/effects.cpp` (MLIR's C API has neither): which operations
 //! read, write or free memory that may alias a copy's buffers.
 
-use melior::ir::operation::OperationLike;
 use melior::ir::{Location, OperationRef, Value, ValueLike};
 use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef, MlirValue};
 

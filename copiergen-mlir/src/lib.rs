@@ -19,7 +19,6 @@ pub mod pipeline;
 pub mod placement;
 pub mod rewrite;
 
-use melior::ir::operation::OperationLike;
 
 pub use placement::Placement;
 pub use rewrite::Counts;

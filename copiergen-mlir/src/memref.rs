@@ -2,7 +2,7 @@
 //! static shape, element size in bytes, memory space.
 
 use melior::ir::r#type::{MemRefType, ShapedTypeLike};
-use melior::ir::{Type, TypeLike};
+use melior::ir::Type;
 use melior::ir::r#type::DimSize;
 
 /// A ranked memref's shape and element.
@@ -27,7 +27,7 @@ impl MemrefInfo {
         let rank = m.rank();
         let shape = (0..rank)
             .map(|i| match m.dim_size(i) {
-                Ok(DimSize::Static(n)) => Some(n as u64),
+                Ok(DimSize::Static(n)) => Some(n),
                 _ => None,
             })
             .collect();

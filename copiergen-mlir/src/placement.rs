@@ -238,9 +238,7 @@ fn loop_plan<'c, 'a>(
             return None;
         }
         for v in views {
-            if MemrefInfo::of(v.r#type()).is_none() {
-                return None;
-            }
+            MemrefInfo::of(v.r#type())?;
             if result_in_block(v, body) {
                 per_tile.get_or_insert_with(|| {
                     let def = v.to_string();
