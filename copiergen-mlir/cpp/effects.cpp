@@ -90,6 +90,12 @@ int copiergen_mlir_is_memory_effect_free(MlirOperation op) {
   return isMemoryEffectFree(unwrap(op)) ? 1 : 0;
 }
 
+/// 1 when the memory effects of `op` and everything nested in it are known
+/// (MemoryEffectOpInterface or RecursiveMemoryEffects all the way down).
+int copiergen_mlir_has_known_effects(MlirOperation op) {
+  return getEffectsRecursively(unwrap(op)).has_value() ? 1 : 0;
+}
+
 /// 1 when `op` is a block terminator (trait IsTerminator).
 int copiergen_mlir_is_terminator(MlirOperation op) {
   return unwrap(op)->hasTrait<OpTrait::IsTerminator>() ? 1 : 0;

@@ -13,6 +13,7 @@ mod sys {
         pub fn copiergen_mlir_alias(aa: *mut std::ffi::c_void, a: MlirValue, b: MlirValue) -> i32;
         pub fn copiergen_mlir_effects_on(aa: *mut std::ffi::c_void, op: MlirOperation, v: MlirValue) -> u32;
         pub fn copiergen_mlir_is_memory_effect_free(op: MlirOperation) -> i32;
+        pub fn copiergen_mlir_has_known_effects(op: MlirOperation) -> i32;
         pub fn copiergen_mlir_is_terminator(op: MlirOperation) -> i32;
         pub fn copiergen_mlir_remark(loc: MlirLocation, message: MlirStringRef);
     }
@@ -81,6 +82,12 @@ impl Drop for Analysis {
 pub fn is_memory_effect_free(op: OperationRef) -> bool {
     // SAFETY: op is a live operation.
     unsafe { sys::copiergen_mlir_is_memory_effect_free(op.to_raw()) != 0 }
+}
+
+/// Whether the memory effects of `op` and of everything nested in it are known.
+pub fn has_known_effects(op: OperationRef) -> bool {
+    // SAFETY: op is a live operation.
+    unsafe { sys::copiergen_mlir_has_known_effects(op.to_raw()) != 0 }
 }
 
 /// Whether `op` terminates its block (trait `IsTerminator`).

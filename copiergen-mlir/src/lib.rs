@@ -17,6 +17,7 @@ pub mod lower;
 pub mod memref;
 pub mod pipeline;
 pub mod placement;
+pub mod private;
 pub mod rewrite;
 
 

@@ -21,6 +21,7 @@ use crate::diag::line_col;
 use crate::effects::{is_memory_effect_free, is_terminator, Analysis, Effects};
 use crate::ir::{defined_outside, name, result_in_block, walk};
 use crate::memref::MemrefInfo;
+use crate::private::is_private;
 
 /// One wait to insert.
 #[derive(Clone, Copy, Debug)]
@@ -154,8 +155,32 @@ fn conflict(aa: &Analysis, op: OperationRef, copy: &CopyOp) -> Option<String> {
     let d = aa.effects_on(op, copy.dst);
     let s = aa.effects_on(op, copy.src);
     if d.any(Effects::UNKNOWN) || s.any(Effects::UNKNOWN) {
-        return Some("has unknown memory effects".into());
+        if !(is_private(copy.dst) && is_private(copy.src)) {
+            return Some("has unknown memory effects".into());
+        }
+        // Private buffers: only what the operations inside are handed counts.
+        let mut why = None;
+        walk(op, &mut |o| {
+            // An op with regions is judged as a whole when its effects are
+            // known, else by what it is handed, then by the ops inside.
+            let d = aa.effects_on(o, copy.dst);
+            let s = aa.effects_on(o, copy.src);
+            if d.any(Effects::UNKNOWN) || s.any(Effects::UNKNOWN) {
+                if o.operands().any(|v| is_memref(v) && aliases_copy(aa, v, copy)) {
+                    why = Some(format!("'{}' with unknown memory effects is handed a buffer", name(o)));
+                }
+            } else {
+                why = leaf_conflict(d, s);
+            }
+            why.is_none()
+        });
+        return why.or_else(|| takes_address_of(aa, op, copy));
     }
+    leaf_conflict(d, s).or_else(|| takes_address_of(aa, op, copy))
+}
+
+/// The conflict named by known effects on the destination (`d`) and source (`s`).
+fn leaf_conflict(d: Effects, s: Effects) -> Option<String> {
     if d.any(Effects::READ) {
         return Some("it reads the destination".into());
     }
@@ -171,6 +196,11 @@ fn conflict(aa: &Analysis, op: OperationRef, copy: &CopyOp) -> Option<String> {
     if s.any(Effects::FREE) {
         return Some("it frees the source".into());
     }
+    None
+}
+
+/// Whether `op` or an op inside it takes the address of a copy buffer.
+fn takes_address_of(aa: &Analysis, op: OperationRef, copy: &CopyOp) -> Option<String> {
     let mut escape = None;
     walk(op, &mut |o| {
         let n = name(o);
