@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, module: &Module) -> Result<usize, String> {
         let buffers: Vec<Value> = if is_copy {
             vec![op.operand(0).map_err(|e| e.to_string())?, op.operand(1).map_err(|e| e.to_string())?]
         } else {
-            vec![op.operand(1).map_err(|e| e.to_string())?]
+            vec![op.operand(op.operand_count() - 1).map_err(|e| e.to_string())?]
         };
         let info = MemrefInfo::of(buffers[0].r#type())
             .ok_or_else(|| format!("{}: operand is not a ranked memref", name(*op)))?;

@@ -4,9 +4,11 @@
 //! through a per-iteration view (a tile) gets a wait on that view inside its
 //! body instead, and the full wait moves to the next conflict after the loop.
 //!
-//! Never missing on any path: the scan stays in the copy's block and ends at
-//! the latest at its terminator (a return, a yield, a branch), so every path
-//! out of the block meets the full wait. Conflicts come from MLIR's memory
+//! Never missing on any path: the scan ends at the latest at the terminator
+//! of the copy's block (a return, a yield, a branch), so every path out of
+//! the block meets the full wait. The one exception continues it: the yield
+//! of an `scf.if` branch, after which every path goes on after the `scf.if`;
+//! the scan goes on there (waits on the range, without the token). Conflicts come from MLIR's memory
 //! effect interfaces through alias analysis ([`Analysis`]); an operation
 //! whose effects are unknown (a call, an unregistered op) or that takes a
 //! buffer's address (`memref.extract_aligned_pointer_as_index`, casts out of
@@ -31,6 +33,9 @@ pub struct WaitAt<'c, 'a> {
     /// The memref whose bytes must be complete (the copy's destination, or
     /// a view inside a loop body).
     pub view: Value<'c, 'a>,
+    /// The wait is outside the region of the copy (after an `scf.if` it
+    /// left), where its token does not reach: a wait on the range alone.
+    pub range: bool,
 }
 
 /// What happens to one copy.
@@ -78,14 +83,26 @@ impl Placement {
         let mut work = false;
         let mut notes = Vec::new();
         let mut next = copy.op.next_in_block();
+        let mut range = false;
         while let Some(op) = next {
             if is_terminator(op) {
-                waits.push(WaitAt { before: op, view: copy.dst });
+                // Leaving an scf.if branch: the scan goes on after the scf.if
+                // (every path out of it passes there), when the destination
+                // is visible there.
+                if let Some(parent) = op.parent_operation() {
+                    if name(op) == "scf.yield" && name(parent) == "scf.if" && defined_outside(copy.dst, parent) {
+                        notes.push(format!("leaves 'scf.if' at {}", line_col(parent.location())));
+                        range = true;
+                        next = parent.next_in_block();
+                        continue;
+                    }
+                }
+                waits.push(WaitAt { before: op, view: copy.dst, range });
                 notes.push(format!("wait before '{}' at {} (end of the block)", name(op), line_col(op.location())));
                 break;
             }
             if let Some(why) = conflict(aa, op, copy) {
-                if let Some((tile_waits, per_tile)) = loop_plan(aa, op, copy) {
+                if let Some((tile_waits, per_tile)) = loop_plan(aa, op, copy, range) {
                     notes.push(format!(
                         "wait per iteration on {per_tile} inside '{}' at {}",
                         name(op),
@@ -103,7 +120,7 @@ impl Placement {
                         line_col(op.location())
                     ));
                 }
-                waits.push(WaitAt { before: op, view: copy.dst });
+                waits.push(WaitAt { before: op, view: copy.dst, range });
                 notes.push(format!("wait before '{}' at {} ({why})", name(op), line_col(op.location())));
                 break;
             }
@@ -231,6 +248,7 @@ fn loop_plan<'c, 'a>(
     aa: &Analysis,
     loop_op: OperationRef<'c, 'a>,
     copy: &CopyOp<'c, 'a>,
+    range: bool,
 ) -> Option<(Vec<WaitAt<'c, 'a>>, String)> {
     let n = name(loop_op);
     if n != "scf.for" && n != "affine.for" {
@@ -276,7 +294,7 @@ fn loop_plan<'c, 'a>(
                     format!("the view {first}")
                 });
             }
-            waits.push(WaitAt { before: op, view: v });
+            waits.push(WaitAt { before: op, view: v, range });
         }
     }
     Some((waits, per_tile?))

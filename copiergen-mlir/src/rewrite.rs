@@ -25,7 +25,9 @@ use crate::placement::{Decision, Placement};
 pub const COPY_ASYNC: &str = "copier.copy_async";
 /// Name of the wait operation: `(token, view) -> ()`; returns when every
 /// byte of `view` that the token's copy reads or writes is done (and, as a
-/// `csync`, when no earlier copy touches `view` any more).
+/// `csync`, when no earlier copy touches `view` any more). The range form
+/// `(view) -> ()`, placed where no token reaches (after an `scf.if` whose
+/// branches copied), waits for every earlier copy touching `view`.
 pub const WAIT: &str = "copier.wait";
 /// The token type.
 pub const TOKEN: &str = "!copier.token";
@@ -84,13 +86,23 @@ pub fn run(ctx: &Context, module: &Module, placement: Placement) -> Counts {
             }
         }
     }
+    // Range waits of copies in different branches meet after the scf.if: one each.
+    let mut range_waits: Vec<(usize, usize)> = Vec::new();
     for (c, d) in copies.iter().zip(&decisions) {
         let Decision::Async { waits, .. } = d else { continue };
         let (_, token) = replacement[&(c.op.to_raw().ptr as usize)];
         for w in waits {
             let before = replacement.get(&(w.before.to_raw().ptr as usize)).map(|r| r.0).unwrap_or(w.before);
+            if w.range {
+                let key = (before.to_raw().ptr as usize, w.view.to_raw().ptr as usize);
+                if range_waits.contains(&key) {
+                    continue;
+                }
+                range_waits.push(key);
+            }
+            let operands: Vec<Value> = if w.range { vec![w.view] } else { vec![token, w.view] };
             let op = OperationBuilder::new(WAIT, before.location())
-                .add_operands(&[token, w.view])
+                .add_operands(&operands)
                 .build()
                 .expect("copier.wait builds");
             before.block().expect("in a block").insert_operation_before(before, op);

@@ -1,5 +1,6 @@
-// Each branch copies and works; each waits before leaving its region, so no
-// path out of the scf.if lacks a wait.
+// Each branch copies and works; both copies stay pending past the scf.if
+// (every path out of a branch goes on after it), where one range wait on the
+// destination covers whichever branch ran.
 func.func @f(%cond: i1, %src: memref<4096xf64>, %dst: memref<4096xf64>, %i: index) {
   %other = memref.alloc() : memref<4096xf64>
   %one = arith.constant 1.0 : f64
