@@ -28,7 +28,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
     [ "$prog" = tiled_matmul ] && pre=(--pass-pipeline='builtin.module(inline)')
     "$cg" mlir "${pre[@]}" --lower --no-rewrite --no-llvm-pass "$here/$prog.mlir" -o "$work/A"
     "$cg" mlir "${pre[@]}" --lower --no-llvm-pass "$here/$prog.mlir" -o "$work/B"
-    : >"$work/a"; : >"$work/b"
+    : >"$work/a"; : >"$work/b"; rm -f "$work/stats.A" "$work/stats.B"
     for _ in $(seq "$rounds"); do
       for v in A B; do
         out=$(COPIER_STATS_FILE="$work/stats.$v" "$work/$v")

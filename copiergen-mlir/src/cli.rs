@@ -33,7 +33,7 @@ The output of the rewrite uses the unregistered `copier` dialect: mlir-opt-22 re
 pub struct Args {
     /// Input .mlir file (`-` for standard input).
     pub input: String,
-    /// Output file (default: standard output, except for executables).
+    /// Output file (default, or `-`: standard output, except for executables).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
     /// Passes to run before the rewrite, in mlir-opt's --pass-pipeline
@@ -182,7 +182,7 @@ pub fn run(args: &Args) -> i32 {
 
 fn write_out(path: Option<&Path>, text: &str) -> i32 {
     let text = if text.ends_with('\n') { text.to_owned() } else { format!("{text}\n") };
-    match path {
+    match path.filter(|p| *p != Path::new("-")) {
         None => {
             print!("{text}");
             0

@@ -35,3 +35,17 @@ pub fn rewrite_text(text: &str, placement: Placement) -> Result<(String, Vec<dia
     pipeline::verify(&module, &diags, "the rewritten module")?;
     Ok((module.as_operation().to_string(), remarks, counts))
 }
+
+/// The rewrite, the copier lowering and `lowering` (an mlir-opt pipeline,
+/// such as [`pipeline::DEFAULT_LOWERING`]) of MLIR text, translated to LLVM
+/// IR text. Errors carry MLIR's diagnostics.
+pub fn lower_text(text: &str, placement: Placement, lowering: &str) -> Result<String, pipeline::Failure> {
+    let (ctx, diags) = pipeline::context();
+    let mut module = pipeline::parse_str(&ctx, &diags, text)?;
+    rewrite::run(&ctx, &module, placement);
+    diags.take();
+    lower::run(&ctx, &module).map_err(|what| pipeline::Failure { what, diags: diags.take() })?;
+    pipeline::run_pipeline(&ctx, &diags, &mut module, lowering)?;
+    pipeline::check_llvm_only(&module, &diags)?;
+    pipeline::translate(&module, &diags)
+}

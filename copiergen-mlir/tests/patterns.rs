@@ -2,7 +2,8 @@
 //! named for what it proves): the remarks, then the rewritten module.
 //! `INSTA_UPDATE=always` (or `cargo insta review`) accepts new output.
 
-use copiergen_mlir::{rewrite_text, Placement};
+use copiergen_mlir::pipeline::DEFAULT_LOWERING;
+use copiergen_mlir::{lower_text, rewrite_text, Placement};
 
 #[test]
 fn patterns() {
@@ -54,5 +55,19 @@ fn every_async_copy_has_a_wait_before_its_block_ends() {
                 path.display()
             );
         }
+    }
+}
+
+#[test]
+fn every_pattern_lowers_to_llvm_ir_with_libcopier_calls() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/patterns")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let placement = Placement { threshold: copier_abi::DEFAULT_THRESHOLD as u64 };
+        let (_, _, counts) = rewrite_text(&text, placement).unwrap();
+        let ll = lower_text(&text, placement, DEFAULT_LOWERING)
+            .unwrap_or_else(|f| panic!("{}: {}: {:?}", path.display(), f.what, f.diags));
+        assert_eq!(ll.contains("call ptr @amemcpy"), counts.asynchronous > 0, "{}", path.display());
+        assert_eq!(ll.contains("call void @csync"), counts.waits > 0, "{}", path.display());
     }
 }
