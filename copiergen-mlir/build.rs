@@ -9,9 +9,7 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     println!("cargo:rerun-if-changed=cpp");
-    let prefix = PathBuf::from(
-        std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".to_owned()),
-    );
+    let prefix = PathBuf::from(std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".to_owned()));
     let llvm_config = prefix.join("bin/llvm-config");
     let out = Command::new(&llvm_config)
         .arg("--cxxflags")

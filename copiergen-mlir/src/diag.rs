@@ -59,11 +59,7 @@ fn push(sink: &Rc<RefCell<Vec<Diag>>>, diag: &Diagnostic) {
         DiagnosticSeverity::Remark => "remark",
         DiagnosticSeverity::Note => "note",
     };
-    sink.borrow_mut().push(Diag {
-        severity,
-        location: location_string(diag.location()),
-        message: diag.to_string(),
-    });
+    sink.borrow_mut().push(Diag { severity, location: location_string(diag.location()), message: diag.to_string() });
     for i in 0..diag.note_count() {
         if let Ok(note) = diag.note(i) {
             push(sink, &note);

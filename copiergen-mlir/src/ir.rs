@@ -5,9 +5,9 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockRef, Operation, OperationRef, RegionLike, Value, ValueLike};
 use mlir_sys::{
-    mlirBlockArgumentGetOwner, mlirBlockGetParentOperation, mlirOpResultGetOwner,
-    mlirOperationClone, mlirOperationDestroy, mlirOperationGetBlock, mlirOperationGetParentOperation,
-    mlirOperationRemoveFromParent, mlirValueIsAOpResult, MlirOperation,
+    mlirBlockArgumentGetOwner, mlirBlockGetParentOperation, mlirOpResultGetOwner, mlirOperationClone,
+    mlirOperationDestroy, mlirOperationGetBlock, mlirOperationGetParentOperation, mlirOperationRemoveFromParent,
+    mlirValueIsAOpResult, MlirOperation,
 };
 
 /// The operation that defines `v` (its owner, for a result) or that owns

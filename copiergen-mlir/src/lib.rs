@@ -20,7 +20,6 @@ pub mod placement;
 pub mod private;
 pub mod rewrite;
 
-
 pub use placement::Placement;
 pub use rewrite::Counts;
 

@@ -152,7 +152,8 @@ fn unpack(out: &mut String, p: &str, info: &MemrefInfo, ty: &str) {
     names.extend((0..r).map(|k| format!("%{p}_st{k}")));
     let mut tys = vec![format!("memref<{}>", info.element), "index".to_owned()];
     tys.extend((0..2 * r).map(|_| "index".to_owned()));
-    let _ = writeln!(out, "    {} = memref.extract_strided_metadata %{p} : {ty} -> {}", names.join(", "), tys.join(", "));
+    let _ =
+        writeln!(out, "    {} = memref.extract_strided_metadata %{p} : {ty} -> {}", names.join(", "), tys.join(", "));
     let _ = writeln!(out, "    %{p}_ptr = memref.extract_aligned_pointer_as_index %{p} : {ty} -> index");
     let _ = writeln!(out, "    %{p}_offb = arith.muli %{p}_off, %es : index");
     let _ = writeln!(out, "    %{p}_a = arith.addi %{p}_ptr, %{p}_offb : index");

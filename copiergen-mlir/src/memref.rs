@@ -1,9 +1,9 @@
 //! Facts about a memref type that the rewrite and the lowering need: rank,
 //! static shape, element size in bytes, memory space.
 
+use melior::ir::r#type::DimSize;
 use melior::ir::r#type::{MemRefType, ShapedTypeLike};
 use melior::ir::Type;
-use melior::ir::r#type::DimSize;
 
 /// A ranked memref's shape and element.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,8 +62,7 @@ impl MemrefInfo {
 
     /// A symbol-safe name of the element and rank (`f64_2`).
     pub fn mangled(&self) -> String {
-        let e: String =
-            self.element.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let e: String = self.element.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         format!("{e}_{}", self.rank)
     }
 }
@@ -82,7 +81,12 @@ pub fn element_bytes(element: &str) -> Option<u64> {
         "f64" => Some(8),
         "f128" => Some(16),
         _ => {
-            let bits: u64 = element.strip_prefix('i').or_else(|| element.strip_prefix("si")).or_else(|| element.strip_prefix("ui"))?.parse().ok()?;
+            let bits: u64 = element
+                .strip_prefix('i')
+                .or_else(|| element.strip_prefix("si"))
+                .or_else(|| element.strip_prefix("ui"))?
+                .parse()
+                .ok()?;
             (bits >= 8 && bits.is_power_of_two()).then_some(bits / 8)
         }
     }

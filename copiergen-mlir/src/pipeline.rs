@@ -8,7 +8,9 @@ use melior::dialect::DialectRegistry;
 use melior::ir::operation::OperationLike;
 use melior::ir::Module;
 use melior::pass::PassManager;
-use melior::utility::{parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes};
+use melior::utility::{
+    parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes,
+};
 use melior::Context;
 use mlir_sys::{mlirModuleCreateParseFromFile, mlirTranslateModuleToLLVMIRToString, MlirStringRef};
 
@@ -60,7 +62,8 @@ pub fn parse_file<'c>(ctx: &'c Context, diags: &Diagnostics, path: &str) -> Resu
 
 /// Parses MLIR source text (locations name `name`).
 pub fn parse_str<'c>(ctx: &'c Context, diags: &Diagnostics, text: &str) -> Result<Module<'c>, Failure> {
-    let module = Module::parse(ctx, text).ok_or_else(|| Failure { what: "cannot parse the input".into(), diags: diags.take() })?;
+    let module = Module::parse(ctx, text)
+        .ok_or_else(|| Failure { what: "cannot parse the input".into(), diags: diags.take() })?;
     verify(&module, diags, "the input")?;
     Ok(module)
 }
@@ -79,10 +82,8 @@ pub fn verify(module: &Module, diags: &Diagnostics, what: &str) -> Result<(), Fa
 pub fn run_pipeline(ctx: &Context, diags: &Diagnostics, module: &mut Module, pipeline: &str) -> Result<(), Failure> {
     let pm = PassManager::new(ctx);
     pm.enable_verifier(true);
-    parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline).map_err(|e| Failure {
-        what: format!("invalid pass pipeline: {e}"),
-        diags: diags.take(),
-    })?;
+    parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
+        .map_err(|e| Failure { what: format!("invalid pass pipeline: {e}"), diags: diags.take() })?;
     pm.run(module).map_err(|_| Failure { what: format!("pass pipeline `{pipeline}` failed"), diags: diags.take() })
 }
 

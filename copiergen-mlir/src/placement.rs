@@ -133,7 +133,10 @@ impl Placement {
             return Decision::Sync("its block has no terminator to wait before".into());
         }
         if !work {
-            return Decision::Sync(format!("nothing to overlap before the end of the block ('{}')", name(next.unwrap())));
+            return Decision::Sync(format!(
+                "nothing to overlap before the end of the block ('{}')",
+                name(next.unwrap())
+            ));
         }
         Decision::Async { waits, why: notes.join("; ") }
     }

@@ -72,9 +72,8 @@ pub fn is_private(v: Value) -> bool {
         // SAFETY: u is a use of w (or null), read only.
         while !unsafe { mlirOpOperandIsNull(u) } {
             // SAFETY: u is a live use.
-            let (user, index) = unsafe {
-                (OperationRef::from_raw(mlirOpOperandGetOwner(u)), mlirOpOperandGetOperandNumber(u))
-            };
+            let (user, index) =
+                unsafe { (OperationRef::from_raw(mlirOpOperandGetOwner(u)), mlirOpOperandGetOperandNumber(u)) };
             // SAFETY: u is a live use.
             u = unsafe { mlirOpOperandGetNextUse(u) };
             let n = name(user);

@@ -40,14 +40,16 @@ fn every_async_copy_has_a_wait_before_its_block_ends() {
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/patterns")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        let (out, _, counts) = rewrite_text(&text, Placement { threshold: copier_abi::DEFAULT_THRESHOLD as u64 }).unwrap();
+        let (out, _, counts) =
+            rewrite_text(&text, Placement { threshold: copier_abi::DEFAULT_THRESHOLD as u64 }).unwrap();
         let tokens: Vec<&str> = out
             .lines()
             .filter(|l| l.contains("\"copier.copy_async\""))
             .map(|l| l.trim().split(' ').next().unwrap())
             .collect();
         assert_eq!(tokens.len(), counts.asynchronous, "{}", path.display());
-        let range_waits = out.lines().filter(|l| l.contains("\"copier.wait\"(%") && !l.contains("!copier.token,")).count();
+        let range_waits =
+            out.lines().filter(|l| l.contains("\"copier.wait\"(%") && !l.contains("!copier.token,")).count();
         for t in tokens {
             assert!(
                 out.contains(&format!("\"copier.wait\"({t},")) || range_waits > 0,

@@ -24,7 +24,9 @@ pub fn front_end() -> Result<PathBuf, Error> {
         }
         return Err(Error::missing(format!("{ENV_MLIR}={}", p.display()), "point it at a copiergen-mlir executable"));
     }
-    let exe = std::env::current_exe().and_then(|p| p.canonicalize()).map_err(|e| Error::missing(format!("the copiergen executable ({e})"), format!("set {ENV_MLIR}")))?;
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| Error::missing(format!("the copiergen executable ({e})"), format!("set {ENV_MLIR}")))?;
     let p = exe.with_file_name(MLIR_FILE);
     if p.is_file() {
         Ok(p)
