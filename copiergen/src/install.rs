@@ -78,6 +78,11 @@ pub fn run(args: &InstallArgs) -> Result<(), Error> {
         std::fs::create_dir_all(d).map_err(io(format!("creating {}", d.display())))?;
     }
     copy(&exe, &bin.join("copiergen"))?;
+    // The MLIR front end is optional (its own, slow-to-build crate).
+    let mlir = exe.with_file_name(crate::mlir::MLIR_FILE);
+    if mlir.is_file() {
+        copy(&mlir, &bin.join(crate::mlir::MLIR_FILE))?;
+    }
     for name in ["copiergen-cc", "copiergen-c++", "copiergen-cxx"] {
         let link = bin.join(name);
         let _ = std::fs::remove_file(&link);

@@ -5,8 +5,8 @@
 //! Entry points: `copiergen cc|c++ <clang arguments>` (also the executables
 //! `copiergen-cc`, `copiergen-cxx` and, installed as symlinks,
 //! `copiergen-c++`, for build systems that want one path as the compiler),
-//! `copiergen opt`, `copiergen cargo`, `copiergen install`, `copiergen report`,
-//! `copiergen print`.
+//! `copiergen opt`, `copiergen cargo`, `copiergen mlir`, `copiergen install`,
+//! `copiergen report`, `copiergen print`.
 //! See `copiergen --help`.
 
 pub mod args;
@@ -14,6 +14,7 @@ pub mod cargo;
 pub mod cc;
 pub mod error;
 pub mod install;
+pub mod mlir;
 pub mod opt;
 pub mod options;
 pub mod report;
@@ -55,6 +56,10 @@ enum Cmd {
     /// Run cargo so the crate is built through the plugin (linker-plugin LTO
     /// with lld) and linked with libcopier.so; adds --target <host>.
     Cargo(WrapperArgs),
+    /// Rewrite memref copies of an MLIR file into asynchronous copies with
+    /// waits (runs copiergen-mlir; `copiergen mlir --help` for its options).
+    #[command(disable_help_flag = true)]
+    Mlir(WrapperArgs),
     /// Install copiergen, its compiler entry points, the plugin, libcopier and
     /// copier.h under a prefix (bin/, lib/, include/).
     Install(install::InstallArgs),
@@ -190,6 +195,8 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         Some("cc") => return run_wrapper(Lang::C, &argv[2..]),
         Some("c++") | Some("cxx") => return run_wrapper(Lang::Cxx, &argv[2..]),
         Some("cargo") => return run_cargo(&argv[2..]),
+        // The MLIR front end parses its own options (`copiergen mlir --help`).
+        Some("mlir") => return fail(&mlir::run(&argv[2..])),
         _ => {}
     }
     let cli = match Cli::try_parse_from(&argv) {
@@ -209,7 +216,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         }
     };
     let result = match cli.command {
-        Cmd::Cc(w) | Cmd::Cxx(w) | Cmd::Cargo(w) => {
+        Cmd::Cc(w) | Cmd::Cxx(w) | Cmd::Cargo(w) | Cmd::Mlir(w) => {
             // Reached only through global options before the subcommand.
             let _ = w;
             Err(Error::Usage("put `cc`, `c++` or `cargo` first: copiergen cc <clang arguments>".into()))

@@ -701,3 +701,19 @@ fn assembly_inputs_get_no_plugin_options_and_mixed_lines_give_them_to_c_only() {
     ok(cmd(COPIERGEN, &d).args(["cc", "b.o", "t.o", "-o", "prog2"]));
     assert_eq!(stdout_of(&mut Command::new(d.join("prog2"))), "42 1\n");
 }
+
+#[test]
+fn mlir_front_end_missing_is_exit_3_and_is_run_with_its_arguments() {
+    let d = scratch("mlir");
+    let out = run(Command::new(COPIERGEN).args(["mlir", "in.mlir"]).env("COPIERGEN_MLIR", d.join("none")));
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("COPIERGEN_MLIR="), "{out:?}");
+    // A stand-in front end: copiergen execs it with the arguments unchanged
+    // and COPIERGEN naming itself (for the link step).
+    let fe = write(&d, "fe.sh", "#!/bin/sh\necho \"$COPIERGEN|$*\"\nexit 5\n");
+    assert!(Command::new("chmod").arg("+x").arg(&fe).status().unwrap().success());
+    let out = run(Command::new(COPIERGEN).args(["mlir", "--lower", "a b.mlir", "-o", "p"]).env("COPIERGEN_MLIR", &fe).env_remove("COPIERGEN"));
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.ends_with("|--lower a b.mlir -o p\n") && s.contains("copiergen"), "{s}");
+}
