@@ -12,20 +12,45 @@
 //!
 //! # Code per access (sizes 1, 2, 4, 8, 16)
 //! ```text
+//!   %live   = load atomic i64, ptr @__copier_san_live unordered ; once per run
+//!   %busy   = icmp ne i64 %live, 0                ; of a block's accesses
+//!   br %busy, label %shadow, label %cont          ; (unlikely)
+//! shadow:
 //!   %shadow = load iW, ptr inttoptr((addr >> 2) + 0x7fff8000), align 1
 //!   %bad    = icmp ne (and %shadow, MASK), 0      ; MASK: 0x55.. for reads
 //!   br %bad, label %check, label %cont            ; (unlikely)
 //! check:
 //!   call void @__copier_san_load4(i64 addr)       ; exact check, reports
 //! ```
-//! The shadow has two bits per application byte (bit 0 pending destination,
-//! bit 1 pending source; `sanitizer/src/mapping.rs` draws the layout). `iW`
+//! While no copy is pending anywhere (`__copier_san_live`, the runtime's
+//! count, is 0; the shadow is then all clear) an access costs one compare
+//! and branch on a register: the count is loaded once per run of accesses
+//! of a block with no call between them (only calls submit copies on this
+//! thread). The shadow has two bits per application byte (bit 0 pending
+//! destination, bit 1 pending source; `sanitizer/src/mapping.rs` draws the
+//! layout). `iW`
 //! covers every shadow byte of the access: exactly `size/4` bytes when the
 //! access is 4-aligned, otherwise a power of two that reaches past the
 //! last one (a neighbour's pending byte then costs a call, never a report:
 //! the runtime checks the exact bytes). Other sizes and memory intrinsics
-//! call `__copier_san_{load,store}N(addr, size)`, whose first step is the
-//! same shadow test.
+//! call `__copier_san_{load,store}N(addr, size)` behind the same count
+//! test; its first step is the shadow test.
+//!
+//! # Accesses not checked
+//! As ASan's stack-safety and same-address optimizations: accesses to a
+//! stack variable or an internal global whose address is only loaded from
+//! and stored to (never passed to a call, so never to `amemcpy`, never
+//! stored, never turned into an integer: [`cannot_be_pending`]; a copy
+//! left pending into a frame that died is reported at that frame's end,
+//! below), loads from constant globals, and an access to the pointer and
+//! size a check of the same block already covered with no call between
+//! (a write check covers a read; [`Checked`]).
+//!
+//! # `csync_ready_end` misses
+//! A call of `csync_ready_end` (or of CopierGen's forwarder to it) runs
+//! only while `__copier_san_live` is nonzero (a monotonic load); otherwise
+//! its answer is `(void *)-1`, what the runtime returns when nothing is
+//! pending ([`skip_when_idle`]). Frame-end checks sit behind the same test.
 //!
 //! The pass and the runtime share only the named ABI below (after
 //! `AddressSanitizer.cpp`): one prefix, access kind and size in each name, a
@@ -64,10 +89,7 @@
 //!
 //! Not instrumented: the runtime's own functions (the names CopierGen never
 //! rewrites), functions with `disable_sanitizer_instrumentation`, accesses
-//! outside address space 0, loads from constant globals (never a copy's
-//! destination). Allocas are instrumented even when they do not escape: a
-//! copy left pending into a returned frame makes that stack memory pending
-//! for whatever reuses it, which only the check on the new frame reports.
+//! outside address space 0, and the accesses above.
 
 use crate::context::{split_if_then, ModuleContext};
 use crate::ir;
@@ -106,6 +128,10 @@ pub const CXX_THROW: &str = "__copier_san_cxx_throw";
 /// `__copier_san_cxx_catch(sp)`: called before each call of
 /// `__cxa_begin_catch` with the handler frame's stack pointer.
 pub const CXX_CATCH: &str = "__copier_san_cxx_catch";
+/// `__copier_san_live`: the runtime's count of pending copies (an `i64`
+/// read with monotonic loads; 0: nothing is pending and the whole shadow
+/// is clear).
+pub const LIVE: &str = "__copier_san_live";
 /// Runtime initializer, called from the module constructor.
 pub const INIT: &str = "__copier_san_init";
 /// ABI version check, called from the module constructor.
@@ -179,6 +205,9 @@ struct Access {
     align: u32,
     /// The debug location of the check call (see [`Site`]).
     site: Site,
+    /// Accesses of one block with no call between them share one load of
+    /// [`LIVE`] (the program's own calls are what submit copies).
+    run: usize,
 }
 
 /// The source location a check call carries: the report's frame #0 and
@@ -200,6 +229,8 @@ enum Site {
 /// The runtime's check functions, declared in the module.
 struct Checks {
     i64: LLVMTypeRef,
+    /// [`LIVE`], the runtime's pending-copy count.
+    live: LLVMValueRef,
     sized: [[(LLVMValueRef, LLVMTypeRef); 5]; 2],
     n: [(LLVMValueRef, LLVMTypeRef); 2],
 }
@@ -250,13 +281,16 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
             None => return conflict(cx, &format!("{prefix}N{suffix}")),
         }
     }
-    let checks = Checks { i64, sized, n };
     let (Some(frame_end), Some(scope_end)) =
         (declare(m, &format!("{RETURN}{suffix}"), &[i64, i64], void), declare(m, &format!("{SCOPE_END}{suffix}"), &[i64, i64], void))
     else {
         return conflict(cx, RETURN);
     };
     let ready_end = ready_end_replacement(m);
+    let Some(live) = live_word(m, i64) else {
+        return conflict(cx, LIVE);
+    };
+    let checks = Checks { i64, live, sized, n };
     let (Some(cxx_throw), Some(cxx_catch)) = (declare(m, CXX_THROW, &[i64], void), declare(m, CXX_CATCH, &[i64], void)) else {
         return conflict(cx, CXX_THROW);
     };
@@ -265,16 +299,44 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
     let memset_ids = [ir::intrinsic_id("llvm.memset"), ir::intrinsic_id("llvm.memset.inline")];
 
     let mut changed = false;
+    let mut private = HashMap::new();
+    let forwarders: Vec<LLVMValueRef> = match ready_end {
+        Some((from, _)) => ir::functions(m).filter(|&f| is_forwarder_to(f, from)).collect(),
+        None => Vec::new(),
+    };
     for f in ir::functions(m).collect::<Vec<_>>() {
         if ir::is_declaration(f) || is_runtime_function(f) {
             continue;
         }
         let mut accesses = Vec::new();
+        let mut misses = Vec::new();
+        let forwarder = ready_end.is_some_and(|(from, _)| is_forwarder_to(f, from));
+        let mut run = 0;
         for bb in ir::blocks(f) {
+            run += 1;
+            let mut checked = Checked::default();
             for inst in ir::instructions(bb) {
+                let first = accesses.len();
                 collect(cx, inst, &memcpy_ids, &memset_ids, &mut accesses);
+                for a in &mut accesses[first..] {
+                    a.run = run;
+                }
+                let mut k = first;
+                while k < accesses.len() {
+                    if cannot_be_pending(&mut private, accesses[k].ptr) || !checked.first(&accesses[k]) {
+                        accesses.remove(k);
+                    } else {
+                        k += 1;
+                    }
+                }
+                if checked.after(inst) {
+                    run += 1;
+                }
                 keep_libcall(inst);
                 if let Some((from, to)) = ready_end {
+                    if !forwarder && ir::opcode(inst) == LLVMOpcode::LLVMCall && ir::called_function(inst).is_some_and(|g| g == from || forwarders.contains(&g)) {
+                        misses.push(inst);
+                    }
                     redirect_call(inst, from, to);
                 }
             }
@@ -290,16 +352,20 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         for a in &mut accesses {
             a.site = sites.site(&rb, a.inst);
         }
+        let mut runs = HashMap::new();
         for a in &accesses {
-            emit_check(&rb, &checks, a);
+            emit_check(&rb, &checks, a, &mut runs);
         }
-        let ends = instrument_frame_ends(&rb, f, &vars, &sites, i64, frame_end, scope_end);
+        for &call in &misses {
+            skip_when_idle(&rb, live, call);
+        }
+        let ends = instrument_frame_ends(&rb, &checks, f, &vars, &sites, i64, frame_end, scope_end);
         let ends = instrument_dynamic_area(&rb, m, f, &dynamic, &sites, i64, frame_end, scope_end) || ends;
         let ends = instrument_exceptions(&rb, m, f, &sites, i64, cxx) || ends;
-        if !accesses.is_empty() || ends {
+        if !accesses.is_empty() || ends || !misses.is_empty() {
             drop_memory_attrs(f);
         }
-        changed |= !accesses.is_empty() || ends;
+        changed |= !accesses.is_empty() || ends || !misses.is_empty();
     }
     add_module_ctor(cx, &b);
     // SAFETY: m is live; the marker is a named metadata node with no operands
@@ -366,7 +432,8 @@ fn escapes_to_call(alloca: LLVMValueRef) -> bool {
                     return true;
                 }
                 LLVMOpcode::LLVMStore if ir::operand(u, 0) == v => return true,
-                LLVMOpcode::LLVMPtrToInt => return true,
+                LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg if ir::operand(u, 0) != v => return true,
+                LLVMOpcode::LLVMPtrToInt | LLVMOpcode::LLVMInsertValue | LLVMOpcode::LLVMInsertElement | LLVMOpcode::LLVMRet => return true,
                 _ => {}
             }
         }
@@ -595,6 +662,7 @@ fn followed_by_return(inst: LLVMValueRef) -> bool {
 /// `ret`'s (the marker's) line. Returns true if any call was added.
 fn instrument_frame_ends(
     b: &Raw,
+    k: &Checks,
     f: LLVMValueRef,
     vars: &[(LLVMValueRef, u64)],
     sites: &Sites,
@@ -628,12 +696,15 @@ fn instrument_frame_ends(
     for (at, only) in points {
         let loc = located(at).or_else(|| located_before(at)).unwrap_or(sites.fallback);
         let (callee, ty) = if only.is_some() { scope_end } else { frame_end };
+        // Nothing pending: no frame can die with a copy in it.
+        b.at(at, loc);
+        let busy = when_busy(b, k, at, loc, load_live(b, k));
         for &(a, size) in vars.iter().filter(|(a, _)| only.is_none_or(|p| p == *a)) {
-            // SAFETY: `at` is a live instruction of f; `a` is an entry-block
+            // SAFETY: `busy` is a live instruction of f; `a` is an entry-block
             // alloca of f, which dominates every instruction but the allocas
-            // before it (and `at` is none of those).
+            // before it (and `busy` is none of those).
             unsafe {
-                c::LLVMPositionBuilderBefore(raw(b), at);
+                c::LLVMPositionBuilderBefore(raw(b), busy);
                 c::LLVMSetCurrentDebugLocation2(raw(b), loc);
                 let addr = c::LLVMBuildPtrToInt(raw(b), a, i64, c"".as_ptr());
                 let mut args = [addr, c::LLVMConstInt(i64, size, 0)];
@@ -675,7 +746,7 @@ fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memse
             return;
         }
         if let Some(size) = cx.store_size(ty).filter(|&s| s > 0) {
-            out.push(Access { inst, ptr, write, size: Some(size), len: None, align: align(), site: Site::Fixed(std::ptr::null_mut()) });
+            out.push(Access { inst, ptr, write, size: Some(size), len: None, align: align(), site: Site::Fixed(std::ptr::null_mut()), run: 0 });
         }
     };
     match op {
@@ -704,15 +775,15 @@ fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memse
             if memcpy_ids.contains(&id) {
                 let (dst, src, len) = (ir::arg(inst, 0), ir::arg(inst, 1), ir::arg(inst, 2));
                 if ir::is_ptr_as0(src) {
-                    out.push(Access { inst, ptr: src, write: false, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()) });
+                    out.push(Access { inst, ptr: src, write: false, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()), run: 0 });
                 }
                 if ir::is_ptr_as0(dst) {
-                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()) });
+                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()), run: 0 });
                 }
             } else if memset_ids.contains(&id) {
                 let (dst, len) = (ir::arg(inst, 0), ir::arg(inst, 2));
                 if ir::is_ptr_as0(dst) {
-                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()) });
+                    out.push(Access { inst, ptr: dst, write: true, size: None, len: Some(len), align: 1, site: Site::Fixed(std::ptr::null_mut()), run: 0 });
                 }
             }
         }
@@ -762,7 +833,7 @@ fn call_site_args(cx: &ModuleContext<'_>, inst: LLVMValueRef, out: &mut Vec<Acce
                 continue;
             }
             if let Some(size) = cx.store_size(ty).filter(|&s| s > 0) {
-                out.push(Access { inst, ptr, write, size: Some(size), len: None, align: 1, site: Site::Fixed(std::ptr::null_mut()) });
+                out.push(Access { inst, ptr, write, size: Some(size), len: None, align: 1, site: Site::Fixed(std::ptr::null_mut()), run: 0 });
             }
             break;
         }
@@ -1022,11 +1093,22 @@ fn shadow_width_bits(size: u64, align: u32) -> u32 {
     }
 }
 
-fn emit_check(b: &Raw, k: &Checks, a: &Access) {
+/// Emits the check of `a`; `runs` holds the [`LIVE`] load of each run of
+/// accesses (see [`Access::run`]) built so far.
+fn emit_check(b: &Raw, k: &Checks, a: &Access, runs: &mut HashMap<usize, LLVMValueRef>) {
+    if a.size.is_none() && a.len.is_none() {
+        return;
+    }
     let w = usize::from(a.write);
-    b.before(a.inst);
+    // SAFETY: a.inst is a live instruction in a block.
+    let loc = unsafe { di::LLVMInstructionGetDebugLoc(a.inst) };
+    // The fast path: nothing pending anywhere, the whole shadow is clear.
+    b.at(a.inst, loc);
+    let n = *runs.entry(a.run).or_insert_with(|| load_live(b, k));
+    let busy = when_busy(b, k, a.inst, loc, n);
+    b.at(busy, loc);
     // SAFETY: all values are live in the module; the builder is positioned
-    // before `a.inst` in the same function.
+    // before the busy block's terminator, in the same function.
     let addr = unsafe { c::LLVMBuildPtrToInt(raw(b), a.ptr, k.i64, c"".as_ptr()) };
     let slot = a.size.and_then(|s| [1u64, 2, 4, 8, 16].iter().position(|&x| x == s));
     match slot {
@@ -1036,7 +1118,7 @@ fn emit_check(b: &Raw, k: &Checks, a: &Access) {
             // SAFETY: as above; the shadow address is in the runtime's mapped
             // shadow for every application address.
             let cond = unsafe {
-                let ctx = c::LLVMGetModuleContext(c::LLVMGetGlobalParent(c::LLVMGetBasicBlockParent(c::LLVMGetInstructionParent(a.inst))));
+                let ctx = c::LLVMGetTypeContext(k.i64);
                 let wty = c::LLVMIntTypeInContext(ctx, bits);
                 let sh = c::LLVMBuildLShr(raw(b), addr, c::LLVMConstInt(k.i64, SHADOW_SCALE, 0), c"".as_ptr());
                 let sa = c::LLVMBuildAdd(raw(b), sh, c::LLVMConstInt(k.i64, SHADOW_OFFSET, 0), c"".as_ptr());
@@ -1051,7 +1133,7 @@ fn emit_check(b: &Raw, k: &Checks, a: &Access) {
                 };
                 c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntNE, v, c::LLVMConstInt(wty, 0, 0), c"".as_ptr())
             };
-            let term = split_if_then(cond, a.inst, true);
+            let term = split_if_then(cond, busy, true);
             let (f, ty) = k.sized[w][i];
             match &a.site {
                 // SAFETY: term is the new block's terminator; the call takes
@@ -1109,6 +1191,32 @@ fn emit_check(b: &Raw, k: &Checks, a: &Access) {
     }
 }
 
+/// Loads [`LIVE`] at the builder's position. The load is `unordered`:
+/// when it reads 0 no copy is pending and the whole shadow is clear; a copy
+/// another thread submits is seen through the synchronization that hands
+/// its buffer over, and only the program's own calls submit on this thread.
+fn load_live(b: &Raw, k: &Checks) -> LLVMValueRef {
+    // SAFETY: k.live is the module's i64 global; the builder is positioned
+    // in a function definition.
+    unsafe {
+        let n = c::LLVMBuildLoad2(raw(b), k.i64, k.live, c"copier_san.live".as_ptr());
+        c::LLVMSetOrdering(n, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingUnordered);
+        c::LLVMSetAlignment(n, 8);
+        n
+    }
+}
+
+/// Splits before `inst`: `if (live != 0) { new block } inst...`, and
+/// returns the new block's terminator (the checks go before it). `live` is
+/// a load of [`LIVE`] that dominates `inst` with no call between.
+fn when_busy(b: &Raw, k: &Checks, inst: LLVMValueRef, loc: LLVMMetadataRef, live: LLVMValueRef) -> LLVMValueRef {
+    b.at(inst, loc);
+    // SAFETY: the builder is positioned before `inst`, an instruction (not
+    // a PHI) of a function definition; `live` is an i64 there.
+    let busy = unsafe { c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntNE, live, c::LLVMConstInt(k.i64, 0, 0), c"".as_ptr()) };
+    split_if_then(busy, inst, true)
+}
+
 /// Marks a check call `nomerge`: CodeGen's tail merging (BranchFolding)
 /// and SimplifyCFG otherwise fold identical check calls of different
 /// source lines into one with a merged (line 0) location, and the report
@@ -1131,6 +1239,16 @@ impl Raw {
     fn new(m: LLVMModuleRef) -> Raw {
         // SAFETY: m is the live module of this pass run.
         Raw(unsafe { c::LLVMCreateBuilderInContext(c::LLVMGetModuleContext(m)) })
+    }
+
+    /// Position before `inst` with the debug location `loc`.
+    fn at(&self, inst: LLVMValueRef, loc: LLVMMetadataRef) {
+        // SAFETY: inst is a live instruction in a block; loc is null or a
+        // DILocation.
+        unsafe {
+            c::LLVMPositionBuilderBefore(self.0, inst);
+            c::LLVMSetCurrentDebugLocation2(self.0, loc);
+        }
     }
 
     /// Position before `inst` with `inst`'s debug location.
@@ -1201,6 +1319,202 @@ fn add_module_ctor(cx: &ModuleContext<'_>, b: &ir::Builder) {
         if !old.is_null() {
             c::LLVMDeleteGlobal(old);
         }
+    }
+}
+
+
+/// The runtime's pending-copy count [`LIVE`], declared as an external
+/// `i64` global (None if the module defines the name otherwise).
+fn live_word(m: LLVMModuleRef, i64: LLVMTypeRef) -> Option<LLVMValueRef> {
+    let name = CString::new(LIVE).ok()?;
+    // SAFETY: m is the live module; the name is NUL-terminated.
+    unsafe {
+        let g = c::LLVMGetNamedGlobal(m, name.as_ptr());
+        if !g.is_null() {
+            return (c::LLVMGlobalGetValueType(g) == i64).then_some(g);
+        }
+        if !c::LLVMGetNamedFunction(m, name.as_ptr()).is_null() {
+            return None;
+        }
+        Some(c::LLVMAddGlobal(m, i64, name.as_ptr()))
+    }
+}
+
+/// True if `f` is an internal forwarder to `target` (CopierGen's
+/// `preserve_allcc` miss helper, [`ir::get_or_define_forwarder`]): one block
+/// that calls `target` with its own parameters and returns the result.
+fn is_forwarder_to(f: LLVMValueRef, target: LLVMValueRef) -> bool {
+    if ir::is_declaration(f) {
+        return false;
+    }
+    // SAFETY: f is a function definition of the module.
+    let (internal, blocks) = unsafe {
+        (c::LLVMGetLinkage(f) == LLVMLinkage::LLVMInternalLinkage || c::LLVMGetLinkage(f) == LLVMLinkage::LLVMPrivateLinkage, c::LLVMCountBasicBlocks(f))
+    };
+    if !internal || blocks != 1 {
+        return false;
+    }
+    let Some(bb) = ir::blocks(f).next() else { return false };
+    let insts: Vec<LLVMValueRef> = ir::instructions(bb).collect();
+    let [call, ret] = insts[..] else { return false };
+    ir::opcode(call) == LLVMOpcode::LLVMCall
+        && ir::called_function(call) == Some(target)
+        && (0..ir::num_args(call)).all(|i| ir::param(f, i) == Some(ir::arg(call, i)))
+        && ir::opcode(ret) == LLVMOpcode::LLVMRet
+        && ir::operand(ret, 0) == call
+}
+
+/// Guards a `csync_ready_end` miss (a direct call, or a call of a forwarder
+/// to it) with the runtime's pending-copy count: when [`LIVE`] is 0 the
+/// answer is the whole address space (`(void *)-1`, what
+/// `__copier_san_ready_end` returns then) and no call is made; otherwise
+/// the call runs as before, on a cold path.
+fn skip_when_idle(b: &Raw, live: LLVMValueRef, call: LLVMValueRef) {
+    let head = ir::parent_block(call);
+    let Some(next) = ir::next_instruction(call) else { return };
+    b.before(call);
+    // SAFETY: `call` is a live call returning a pointer, in a block of a
+    // function definition; the load, compare and phi are built in its
+    // function, the phi at the top of the block the split leaves `call`'s
+    // successors in, whose predecessors are exactly `head` and the new
+    // block.
+    unsafe {
+        let i64 = c::LLVMGlobalGetValueType(live);
+        let n = c::LLVMBuildLoad2(raw(b), i64, live, c"copier_san.live".as_ptr());
+        c::LLVMSetOrdering(n, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic);
+        c::LLVMSetAlignment(n, 8);
+        let busy = c::LLVMBuildICmp(raw(b), LLVMIntPredicate::LLVMIntNE, n, c::LLVMConstInt(i64, 0, 0), c"".as_ptr());
+        let term = split_if_then(busy, call, true);
+        let cold = c::LLVMGetInstructionParent(term);
+        ir::remove_from_parent(call);
+        c::LLVMPositionBuilderBefore(raw(b), term);
+        c::LLVMInsertIntoBuilder(raw(b), call);
+        c::LLVMPositionBuilderBefore(raw(b), next);
+        let ty = ir::type_of(call);
+        let phi = c::LLVMBuildPhi(raw(b), ty, c"copier_san.ready_end".as_ptr());
+        ir::replace_all_uses(call, phi);
+        let all = c::LLVMConstIntToPtr(c::LLVMConstAllOnes(i64), ty);
+        let mut vals = [call, all];
+        let mut blocks = [cold, head];
+        c::LLVMAddIncoming(phi, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+    }
+}
+
+/// True if no pending copy can cover the memory `ptr` points into: the
+/// object under it (through GEPs and casts) is a stack variable or an
+/// internal global whose address is only loaded from and stored to
+/// (see [`address_stays_local`]). A copy's buffer reaches `amemcpy`, a
+/// call; a copy left pending into a frame that died is reported at that
+/// frame's end (`__copier_san_return`). `cache` keeps each object's answer.
+fn cannot_be_pending(cache: &mut HashMap<LLVMValueRef, bool>, ptr: LLVMValueRef) -> bool {
+    let mut v = ptr;
+    for _ in 0..64 {
+        // SAFETY: v is a live value; a GEP's or cast's operand 0 is its
+        // pointer operand.
+        let next = unsafe {
+            if !c::LLVMIsAGetElementPtrInst(v).is_null() || !c::LLVMIsABitCastInst(v).is_null() || !c::LLVMIsAAddrSpaceCastInst(v).is_null() {
+                Some(ir::operand(v, 0))
+            } else if !c::LLVMIsAConstantExpr(v).is_null()
+                && matches!(c::LLVMGetConstOpcode(v), LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast)
+            {
+                Some(c::LLVMGetOperand(v, 0))
+            } else {
+                None
+            }
+        };
+        match next {
+            Some(n) => v = n,
+            None => break,
+        }
+    }
+    // SAFETY: v is a live value.
+    let local = unsafe {
+        if !c::LLVMIsAAllocaInst(v).is_null() {
+            true
+        } else if !c::LLVMIsAGlobalVariable(v).is_null() {
+            matches!(c::LLVMGetLinkage(v), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage)
+                && c::LLVMIsThreadLocal(v) == 0
+        } else {
+            false
+        }
+    };
+    if !local {
+        return false;
+    }
+    *cache.entry(v).or_insert_with(|| address_stays_local(v))
+}
+
+/// True if every use of the object `obj`'s address is a load from it, a
+/// store to it (not of it), a comparison, a debug or lifetime marker, or a
+/// synchronous memory intrinsic, directly or through GEPs, casts, selects
+/// and phis: the address never reaches a call (so never `amemcpy`), memory,
+/// an integer or another module.
+fn address_stays_local(obj: LLVMValueRef) -> bool {
+    let mut seen = vec![obj];
+    let mut work = vec![obj];
+    while let Some(v) = work.pop() {
+        for u in ir::users(v) {
+            // SAFETY: u is a live user of v.
+            let op = unsafe {
+                if !c::LLVMIsAConstantExpr(u).is_null() {
+                    c::LLVMGetConstOpcode(u)
+                } else if !c::LLVMIsAInstruction(u).is_null() {
+                    ir::opcode(u)
+                } else {
+                    return false;
+                }
+            };
+            match op {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMSelect | LLVMOpcode::LLVMPHI => {
+                    if !seen.contains(&u) {
+                        if seen.len() >= 256 {
+                            return false;
+                        }
+                        seen.push(u);
+                        work.push(u);
+                    }
+                }
+                LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMICmp => {}
+                LLVMOpcode::LLVMStore if ir::operand(u, 0) != v => {}
+                LLVMOpcode::LLVMCall if ir::is_debug_or_marker(u) => {}
+                LLVMOpcode::LLVMCall
+                    if ir::called_function(u).is_some_and(|g| {
+                        let id = ir::function_intrinsic_id(g);
+                        id != 0 && ["llvm.memcpy", "llvm.memmove", "llvm.memset", "llvm.memcpy.inline", "llvm.memset.inline"].iter().any(|n| ir::intrinsic_id(n) == id)
+                    }) => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The checks made since the last instruction that may change the shadow
+/// (a call) in one block: an access whose pointer and size were checked
+/// already, for a write or for this kind of access, is skipped (a write
+/// check forbids every bit a read check does). ASan skips repeated
+/// addresses in a block the same way.
+#[derive(Default)]
+struct Checked(Vec<(LLVMValueRef, Option<u64>, Option<LLVMValueRef>, bool)>);
+
+impl Checked {
+    /// True if `a` needs its check (and records it).
+    fn first(&mut self, a: &Access) -> bool {
+        let covered = self.0.iter().any(|&(p, s, l, w)| p == a.ptr && s == a.size && l == a.len && (w || !a.write));
+        if !covered {
+            self.0.push((a.ptr, a.size, a.len, a.write));
+        }
+        !covered
+    }
+
+    /// Forgets every check after a call that may submit, sync or free;
+    /// true if `inst` is one.
+    fn after(&mut self, inst: LLVMValueRef) -> bool {
+        let call = ir::is_call(inst) && !ir::is_debug_or_marker(inst);
+        if call {
+            self.0.clear();
+        }
+        call
     }
 }
 

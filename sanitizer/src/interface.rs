@@ -63,6 +63,7 @@ pub const SYMBOLS: &[&str] = &[
     "__copier_san_scope_end_noabort",
     "__copier_san_cxx_throw",
     "__copier_san_cxx_catch",
+    "__copier_san_live",
 ];
 
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.
