@@ -10,6 +10,11 @@
 # ratios are of medians. The spread is (max - min) / median of each variant.
 #
 #   bench/sanitizer/slowdown.sh [RUNS]      (default 11)
+#   SAN_BEFORE=DIR bench/sanitizer/slowdown.sh [RUNS]
+#
+# SAN_BEFORE names another checkout built with `cargo build --release` (an
+# older CopierSanitizer): its `copiergen cc --sanitize` is a fourth variant,
+# "before", in the same interleaving, for before/after figures.
 #
 # Workloads (the three Debian source packages are built with the recipes of
 # testsuite/thirdparty/run.sh, from the sources it fetches):
@@ -33,6 +38,7 @@ OUT="$COPIER_ROOT/testsuite/out/bench-sanitizer"
 SRC="$COPIER_ROOT/third_party/build/src"
 mkdir -p "$OUT"
 VARIANTS=(plain asan san)
+[ -z "${SAN_BEFORE:-}" ] || VARIANTS+=(before)
 LIBS=(-lpthread -ldl -lm -lrt -lutil)
 # LeakSanitizer is not part of the comparison (CopierSanitizer checks no leaks).
 export ASAN_OPTIONS=detect_leaks=0
@@ -43,6 +49,7 @@ cc_of() {
     plain) echo clang-22 ;;
     asan) echo "clang-22 -fsanitize=address" ;;
     san) echo "$COPIERGEN cc --sanitize" ;;
+    before) echo "$SAN_BEFORE/target/release/copiergen cc --sanitize" ;;
   esac
 }
 
@@ -85,7 +92,7 @@ build() {
 for v in "${VARIANTS[@]}"; do
   for p in zlib lz4 bzip2; do build "$p" "$v"; done
   for ex in copy_parse capi_parse; do
-    if [ "$v" = san ]; then
+    if [ "$v" = san ] || [ "$v" = before ]; then
       $(cc_of "$v") -O2 -g "$COPIER_ROOT/examples/$ex.c" -o "$OUT/$ex-$v"
     else
       # shellcheck disable=SC2046
@@ -137,14 +144,22 @@ measure() {
     done
   done
   local -a p a s
+  local line
   # shellcheck disable=SC2086
   read -ra p <<<"$(stats ${times[plain]})"
   # shellcheck disable=SC2086
   read -ra a <<<"$(stats ${times[asan]})"
   # shellcheck disable=SC2086
   read -ra s <<<"$(stats ${times[san]})"
-  awk -v n="$w" -v p="${p[0]}" -v a="${a[0]}" -v s="${s[0]}" -v sp="${p[1]}" -v sa="${a[1]}" -v ss="${s[1]}" -v r="$RUNS" \
-    'BEGIN { printf "sanitizer-slowdown %-14s plain=%.1fms asan=%.1fms san=%.1fms asan/plain=%.2f san/plain=%.2f spread=%d%%/%d%%/%d%% (medians of %d interleaved runs)\n", n, p/1000, a/1000, s/1000, a/p, s/p, sp, sa, ss, r }'
+  line=$(awk -v n="$w" -v p="${p[0]}" -v a="${a[0]}" -v s="${s[0]}" -v sp="${p[1]}" -v sa="${a[1]}" -v ss="${s[1]}" \
+    'BEGIN { printf "sanitizer-slowdown %-14s plain=%.1fms asan=%.1fms san=%.1fms asan/plain=%.2f san/plain=%.2f spread=%d%%/%d%%/%d%%", n, p/1000, a/1000, s/1000, a/p, s/p, sp, sa, ss }')
+  if [ -n "${SAN_BEFORE:-}" ]; then
+    local -a o
+    # shellcheck disable=SC2086
+    read -ra o <<<"$(stats ${times[before]})"
+    line+=$(awk -v p="${p[0]}" -v o="${o[0]}" -v so="${o[1]}" 'BEGIN { printf " before=%.1fms before/plain=%.2f spread=%d%%", o/1000, o/p, so }')
+  fi
+  echo "$line (medians of $RUNS interleaved runs)"
 }
 
 echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg) runs: $RUNS"
