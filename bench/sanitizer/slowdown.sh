@@ -15,6 +15,10 @@
 # SAN_BEFORE names another checkout built with `cargo build --release` (an
 # older CopierSanitizer): its `copiergen cc --sanitize` is a fourth variant,
 # "before", in the same interleaving, for before/after figures.
+# SAN_PARTS=1 adds two variants that split the sanitizer build's cost:
+# "cg" (`copiergen cc`, CopierGen's guards alone) and "inst" (`copiergen cc
+# --sanitize` with COPIERGEN_OPTIONS=-copiergen-disable: the
+# instrumentation alone). ONLY=NAME[,NAME] runs only those workloads.
 #
 # Workloads (the three Debian source packages are built with the recipes of
 # testsuite/thirdparty/run.sh, from the sources it fetches):
@@ -39,6 +43,9 @@ SRC="$COPIER_ROOT/third_party/build/src"
 mkdir -p "$OUT"
 VARIANTS=(plain asan san)
 [ -z "${SAN_BEFORE:-}" ] || VARIANTS+=(before)
+[ "${SAN_PARTS:-0}" = 0 ] || VARIANTS+=(cg inst)
+WORKLOADS=(zlib-minigzip lz4 bzip2 copy_parse capi_parse)
+[ -z "${ONLY:-}" ] || IFS=, read -ra WORKLOADS <<<"$ONLY"
 LIBS=(-lpthread -ldl -lm -lrt -lutil)
 # LeakSanitizer is not part of the comparison (CopierSanitizer checks no leaks).
 export ASAN_OPTIONS=detect_leaks=0
@@ -50,6 +57,8 @@ cc_of() {
     asan) echo "clang-22 -fsanitize=address" ;;
     san) echo "$COPIERGEN cc --sanitize" ;;
     before) echo "$SAN_BEFORE/target/release/copiergen cc --sanitize" ;;
+    cg) echo "$COPIERGEN cc" ;;
+    inst) echo "env COPIERGEN_OPTIONS=-copiergen-disable $COPIERGEN cc --sanitize" ;;
   esac
 }
 
@@ -89,10 +98,15 @@ build() {
   ) >"$log" 2>&1 || { echo "slowdown: building $pkg ($v) failed; see ${log#"$COPIER_ROOT"/}" >&2; tail -20 "$log" >&2; exit 1; }
 }
 
+need() { # need PKG: whether a chosen workload uses PKG's build
+  local w
+  for w in "${WORKLOADS[@]}"; do [ "${w%%-*}" = "$1" ] && return 0; done
+  return 1
+}
 for v in "${VARIANTS[@]}"; do
-  for p in zlib lz4 bzip2; do build "$p" "$v"; done
+  for p in zlib lz4 bzip2; do need "$p" && build "$p" "$v"; done
   for ex in copy_parse capi_parse; do
-    if [ "$v" = san ] || [ "$v" = before ]; then
+    if [ "$v" != plain ] && [ "$v" != asan ]; then
       $(cc_of "$v") -O2 -g "$COPIER_ROOT/examples/$ex.c" -o "$OUT/$ex-$v"
     else
       # shellcheck disable=SC2046
@@ -153,16 +167,16 @@ measure() {
   read -ra s <<<"$(stats ${times[san]})"
   line=$(awk -v n="$w" -v p="${p[0]}" -v a="${a[0]}" -v s="${s[0]}" -v sp="${p[1]}" -v sa="${a[1]}" -v ss="${s[1]}" \
     'BEGIN { printf "sanitizer-slowdown %-14s plain=%.1fms asan=%.1fms san=%.1fms asan/plain=%.2f san/plain=%.2f spread=%d%%/%d%%/%d%%", n, p/1000, a/1000, s/1000, a/p, s/p, sp, sa, ss }')
-  if [ -n "${SAN_BEFORE:-}" ]; then
-    local -a o
+  local -a o
+  for v in "${VARIANTS[@]:3}"; do
     # shellcheck disable=SC2086
-    read -ra o <<<"$(stats ${times[before]})"
-    line+=$(awk -v p="${p[0]}" -v o="${o[0]}" -v so="${o[1]}" 'BEGIN { printf " before=%.1fms before/plain=%.2f spread=%d%%", o/1000, o/p, so }')
-  fi
+    read -ra o <<<"$(stats ${times[$v]})"
+    line+=$(awk -v v="$v" -v p="${p[0]}" -v o="${o[0]}" -v so="${o[1]}" 'BEGIN { printf " %s=%.1fms %s/plain=%.2f spread=%d%%", v, o/1000, v, o/p, so }')
+  done
   echo "$line (medians of $RUNS interleaved runs)"
 }
 
 echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg) runs: $RUNS"
-for w in zlib-minigzip lz4 bzip2 copy_parse capi_parse; do
+for w in "${WORKLOADS[@]}"; do
   measure "$w"
 done
