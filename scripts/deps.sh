@@ -26,6 +26,8 @@ PACKAGES=(
   protobuf-compiler
   tcl
   zlib1g-dev
+  # bench/sanitizer/slowdown.sh: the AddressSanitizer baseline (clang's runtimes)
+  libclang-rt-22-dev
   # CopierGen shim formatting check (scripts/tests.d/30-pass.sh)
   clang-format-22
   # instruction-count gate (scripts/tests.d/65-callgrind-gate.sh)

@@ -1,57 +1,182 @@
 #!/usr/bin/env bash
-# Slowdown of the CopierSanitizer build against the plain CopierGen build
-# (same flags, same pass, same runtime; the sanitizer build adds the
-# instrumentation and links libcopier_san.a), measured as the ratio of
-# medians of interleaved runs (A, B, A, B, ...) in one invocation.
+# Cost of a CopierSanitizer build against the plain compiler, beside the
+# cost of AddressSanitizer on the same programs: each workload is built three
+# ways with the same flags,
+#   plain  clang-22                         (no pass, no libcopier)
+#   asan   clang-22 -fsanitize=address
+#   san    copiergen cc --sanitize          (CopierGen, then the
+#                                            instrumentation, libcopier_san.a)
+# and run interleaved (plain, asan, san, plain, ...) in one invocation; the
+# ratios are of medians. The spread is (max - min) / median of each variant.
 #
 #   bench/sanitizer/slowdown.sh [RUNS]      (default 11)
+#   SAN_BEFORE=DIR bench/sanitizer/slowdown.sh [RUNS]
 #
-# Workloads:
-#   copy_parse   examples/copy_parse.c on /var/lib/dpkg/status (20 rounds,
-#                so the parse, not process start, dominates)
-#   capi_parse   examples/capi_parse.c (hand-written amemcpy +
-#                csync_ready_end windows) on the same file (10 rounds)
-#   zlib-example zlib's own test program (example), from make test
-#   zlib-minigzip zlib's minigzip compressing then decompressing a real
-#                file (the first 4 MiB of LLVM 22's shared library)
-# Prints one line per workload: base and sanitizer medians (ms) and the ratio.
+# SAN_BEFORE names another checkout built with `cargo build --release` (an
+# older CopierSanitizer): its `copiergen cc --sanitize` is a fourth variant,
+# "before", in the same interleaving, for before/after figures.
+# SAN_PARTS=1 adds two variants that split the sanitizer build's cost:
+# "cg" (`copiergen cc`, CopierGen's guards alone) and "inst" (`copiergen cc
+# --sanitize` with COPIERGEN_OPTIONS=-copiergen-disable: the
+# instrumentation alone). ONLY=NAME[,NAME] runs only those workloads.
+#
+# Workloads (the three Debian source packages are built with the recipes of
+# testsuite/thirdparty/run.sh, from the sources it fetches):
+#   zlib-minigzip  minigzip -6 compressing the first 4 MiB of LLVM 22's shared
+#                  library, then minigzip -d of the result
+#   lz4            lz4 -1 then lz4 -d of the first 32 MiB of that library
+#   bzip2          bzip2 -9 then bzip2 -d of the same 4 MiB
+#   copy_parse     examples/copy_parse.c on /var/lib/dpkg/status (20 rounds;
+#                  its plain and asan builds link libcopier but run memcpy)
+#   capi_parse     examples/capi_parse.c (hand-written amemcpy and
+#                  csync_ready_end windows) on the same file (10 rounds;
+#                  plain and asan link libcopier)
+# Prints one line per workload:
+#   sanitizer-slowdown NAME plain=Xms asan=Xms san=Xms asan/plain=R san/plain=R spread=P%/A%/S%
+# Needs libclang-rt-22-dev (scripts/deps.sh) for the ASan runtime.
 set -euo pipefail
 . "$(dirname "$0")/../../testsuite/lib/common.sh"
 need_built
 RUNS=${1:-11}
 OUT="$COPIER_ROOT/testsuite/out/bench-sanitizer"
+SRC="$COPIER_ROOT/third_party/build/src"
 mkdir -p "$OUT"
+VARIANTS=(plain asan san)
+[ -z "${SAN_BEFORE:-}" ] || VARIANTS+=(before)
+[ "${SAN_PARTS:-0}" = 0 ] || VARIANTS+=(cg inst)
+WORKLOADS=(zlib-minigzip lz4 bzip2 copy_parse capi_parse)
+[ -z "${ONLY:-}" ] || IFS=, read -ra WORKLOADS <<<"$ONLY"
+LIBS=(-lpthread -ldl -lm -lrt -lutil)
+# LeakSanitizer is not part of the comparison (CopierSanitizer checks no leaks).
+export ASAN_OPTIONS=detect_leaks=0
 
-"$COPIERGEN" cc -O2 -g "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.base"
-"$COPIERGEN" cc --sanitize -O2 -g "$COPIER_ROOT/examples/copy_parse.c" -o "$OUT/copy_parse.san"
-"$COPIERGEN" cc -O2 -g "$COPIER_ROOT/examples/capi_parse.c" -o "$OUT/capi_parse.base"
-"$COPIERGEN" cc --sanitize -O2 -g "$COPIER_ROOT/examples/capi_parse.c" -o "$OUT/capi_parse.san"
-for v in "" --sanitize; do
-  bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" zlib --build-only $v >/dev/null
+# cc_of VARIANT: the compiler command of a variant.
+cc_of() {
+  case $1 in
+    plain) echo clang-22 ;;
+    asan) echo "clang-22 -fsanitize=address" ;;
+    san) echo "$COPIERGEN cc --sanitize" ;;
+    before) echo "$SAN_BEFORE/target/release/copiergen cc --sanitize" ;;
+    cg) echo "$COPIERGEN cc" ;;
+    inst) echo "env COPIERGEN_OPTIONS=-copiergen-disable $COPIERGEN cc --sanitize" ;;
+  esac
+}
+
+# source PKG: the Debian source (fetched by run.sh, once).
+source_of() {
+  local dsc
+  dsc=$(ls "$SRC/${1}"_*.dsc 2>/dev/null | head -1 || true)
+  if [ -z "$dsc" ]; then
+    bash "$COPIER_ROOT/testsuite/thirdparty/run.sh" "$1" --build-only >/dev/null
+    dsc=$(ls "$SRC/${1}"_*.dsc | head -1)
+  fi
+  echo "$dsc"
+}
+
+# build PKG VARIANT: a fresh tree in $OUT/PKG-VARIANT, built as run.sh does.
+build() {
+  local pkg=$1 v=$2 cc tree log
+  cc=$(cc_of "$v")
+  tree="$OUT/$pkg-$v"
+  log="$OUT/$pkg-$v.build.log"
+  rm -rf "$tree"
+  dpkg-source --no-check -q -x "$(source_of "$pkg")" "$tree" >/dev/null
+  local deb_cflags deb_cppflags deb_ldflags
+  deb_cflags="$(dpkg-buildflags --get CFLAGS)"
+  deb_cppflags="$(dpkg-buildflags --get CPPFLAGS)"
+  deb_ldflags="$(dpkg-buildflags --get LDFLAGS)"
+  (
+    cd "$tree"
+    case $pkg in
+      zlib)
+        CC="$cc" CFLAGS="-O2 -g" ./configure && make -j2 minigzip ;;
+      lz4)
+        CFLAGS="$deb_cflags" CPPFLAGS="$deb_cppflags" LDFLAGS="$deb_ldflags" make -j2 CC="$cc" lib lz4 ;;
+      bzip2)
+        make -j2 CC="$cc" CFLAGS="$deb_cflags $deb_cppflags -D_FILE_OFFSET_BITS=64" LDFLAGS="$deb_ldflags" bzip2 ;;
+    esac
+  ) >"$log" 2>&1 || { echo "slowdown: building $pkg ($v) failed; see ${log#"$COPIER_ROOT"/}" >&2; tail -20 "$log" >&2; exit 1; }
+}
+
+need() { # need PKG: whether a chosen workload uses PKG's build
+  local w
+  for w in "${WORKLOADS[@]}"; do [ "${w%%-*}" = "$1" ] && return 0; done
+  return 1
+}
+for v in "${VARIANTS[@]}"; do
+  for p in zlib lz4 bzip2; do need "$p" && build "$p" "$v"; done
+  for ex in copy_parse capi_parse; do
+    if [ "$v" != plain ] && [ "$v" != asan ]; then
+      $(cc_of "$v") -O2 -g "$COPIER_ROOT/examples/$ex.c" -o "$OUT/$ex-$v"
+    else
+      # shellcheck disable=SC2046
+      $(cc_of "$v") -O2 -g -I"$COPIER_ROOT/runtime/include" "$COPIER_ROOT/examples/$ex.c" \
+        "$COPIER_ROOT/target/release/libcopier.a" "${LIBS[@]}" -o "$OUT/$ex-$v"
+    fi
+  done
 done
-ZB="$COPIER_ROOT/third_party/build/zlib"
-ZS="$COPIER_ROOT/third_party/build/zlib-san"
-INPUT="$OUT/input.bin"
-head -c $((4 << 20)) "$(ls "$LLVM_PREFIX"/lib/libLLVM*.so* | head -1)" >"$INPUT"
+LIB=$(ls "$LLVM_PREFIX"/lib/libLLVM*.so* | head -1)
+head -c $((4 << 20)) "$LIB" >"$OUT/input4.bin"
+head -c $((32 << 20)) "$LIB" >"$OUT/input32.bin"
 
 now() { date +%s%N; }
 
-# measure NAME CMD_BASE CMD_SAN: interleaved runs, medians, ratio.
-measure() {
-  local name=$1 a=$2 b=$3 i t0 t1
-  local -a ta=() tb=()
-  for ((i = 0; i < RUNS; i++)); do
-    t0=$(now); bash -c "$a" >/dev/null 2>&1; t1=$(now); ta+=($(( (t1 - t0) / 1000 )))
-    t0=$(now); bash -c "$b" >/dev/null 2>&1; t1=$(now); tb+=($(( (t1 - t0) / 1000 )))
-  done
-  local ma mb
-  ma=$(printf '%s\n' "${ta[@]}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-  mb=$(printf '%s\n' "${tb[@]}" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-  awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$RUNS" \
-    'BEGIN { printf "sanitizer-slowdown %-14s base=%.1fms sanitizer=%.1fms ratio=%.2f (median of %d interleaved runs)\n", n, a/1000, b/1000, b/a, r }'
+# cmd WORKLOAD VARIANT: the shell command of one run.
+cmd() {
+  local t="$OUT" v=$2
+  case $1 in
+    zlib-minigzip) echo "'$t/zlib-$v/minigzip' -6 <'$t/input4.bin' | '$t/zlib-$v/minigzip' -d" ;;
+    lz4) echo "'$t/lz4-$v/lz4' -1 -c <'$t/input32.bin' | '$t/lz4-$v/lz4' -d -c" ;;
+    bzip2) echo "'$t/bzip2-$v/bzip2' -9 -c <'$t/input4.bin' | '$t/bzip2-$v/bzip2' -d -c" ;;
+    copy_parse) echo "'$t/copy_parse-$v' /var/lib/dpkg/status 20" ;;
+    capi_parse) echo "'$t/capi_parse-$v' /var/lib/dpkg/status 10" ;;
+  esac
 }
 
-measure copy_parse "'$OUT/copy_parse.base' /var/lib/dpkg/status 20" "'$OUT/copy_parse.san' /var/lib/dpkg/status 20"
-measure capi_parse "'$OUT/capi_parse.base' /var/lib/dpkg/status 10" "'$OUT/capi_parse.san' /var/lib/dpkg/status 10"
-measure zlib-example "cd '$ZB' && ./example" "cd '$ZS' && ./example"
-measure zlib-minigzip "'$ZB/minigzip' < '$INPUT' | '$ZB/minigzip' -d" "'$ZS/minigzip' < '$INPUT' | '$ZS/minigzip' -d"
+# stats US...: "median spread%" of the microsecond times.
+stats() {
+  printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {m=v[int((NR+1)/2)]; printf "%d %.0f\n", m, 100*(v[NR]-v[1])/m}'
+}
+
+# measure WORKLOAD: interleaved runs of the three builds, checked output.
+measure() {
+  local w=$1 i v t0 t1 c
+  local -A times=()
+  for v in "${VARIANTS[@]}"; do
+    c=$(cmd "$w" "$v")
+    # Each build must run clean (a CopierSanitizer report exits non-zero).
+    bash -c "set -o pipefail; $c" >/dev/null 2>"$OUT/$w-$v.err" || {
+      echo "slowdown: $w ($v) failed; see ${OUT#"$COPIER_ROOT"/}/$w-$v.err" >&2
+      exit 1
+    }
+  done
+  for ((i = 0; i < RUNS; i++)); do
+    for v in "${VARIANTS[@]}"; do
+      c=$(cmd "$w" "$v")
+      t0=$(now); bash -c "$c" >/dev/null 2>&1; t1=$(now)
+      times[$v]+="$(((t1 - t0) / 1000)) "
+    done
+  done
+  local -a p a s
+  local line
+  # shellcheck disable=SC2086
+  read -ra p <<<"$(stats ${times[plain]})"
+  # shellcheck disable=SC2086
+  read -ra a <<<"$(stats ${times[asan]})"
+  # shellcheck disable=SC2086
+  read -ra s <<<"$(stats ${times[san]})"
+  line=$(awk -v n="$w" -v p="${p[0]}" -v a="${a[0]}" -v s="${s[0]}" -v sp="${p[1]}" -v sa="${a[1]}" -v ss="${s[1]}" \
+    'BEGIN { printf "sanitizer-slowdown %-14s plain=%.1fms asan=%.1fms san=%.1fms asan/plain=%.2f san/plain=%.2f spread=%d%%/%d%%/%d%%", n, p/1000, a/1000, s/1000, a/p, s/p, sp, sa, ss }')
+  local -a o
+  for v in "${VARIANTS[@]:3}"; do
+    # shellcheck disable=SC2086
+    read -ra o <<<"$(stats ${times[$v]})"
+    line+=$(awk -v v="$v" -v p="${p[0]}" -v o="${o[0]}" -v so="${o[1]}" 'BEGIN { printf " %s=%.1fms %s/plain=%.2f spread=%d%%", v, o/1000, v, o/p, so }')
+  done
+  echo "$line (medians of $RUNS interleaved runs)"
+}
+
+echo "# $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg) runs: $RUNS"
+for w in "${WORKLOADS[@]}"; do
+  measure "$w"
+done

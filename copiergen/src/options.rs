@@ -50,7 +50,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// How copiergen passes its options to the pass plugin.
 ///
 /// The plugin's options are LLVM `cl::opt`s named `copiergen-*`
-/// (passes/src/options.rs). clang's cc1 and opt parse them after loading the
+/// (passes/src/copiergen/options.rs). clang's cc1 and opt parse them after loading the
 /// plugin (`-Xclang -mllvm -Xclang -copiergen-threshold=N`,
 /// `-copiergen-threshold=N`; clang's integrated assembler never loads it), but
 /// ld.lld parses `-mllvm` before it loads plugins, so for LTO links (and

@@ -8,7 +8,7 @@
 
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::debuginfo as di;
-use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMBuilderRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMBuilderRef, LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
 use std::ffi::{CStr, c_char};
 
@@ -628,6 +628,126 @@ impl Builder {
         // SAFETY: handle invariant; `inst` was removed from its block.
         unsafe { c::LLVMInsertIntoBuilder(self.raw, inst) }
     }
+
+    /// Positions before `inst` with the debug location `loc` (null: none)
+    /// for the instructions built next.
+    pub fn position_before_at(&self, inst: LLVMValueRef, loc: LLVMMetadataRef) {
+        // SAFETY: handle invariant; `inst` is an instruction in a block, `loc`
+        // null or a DILocation.
+        unsafe {
+            c::LLVMPositionBuilderBefore(self.raw, inst);
+            c::LLVMSetCurrentDebugLocation2(self.raw, loc);
+        }
+    }
+
+    /// Positions at the end of `bb` with the debug location `loc` (null:
+    /// none).
+    pub fn position_at_end(&self, bb: LLVMBasicBlockRef, loc: LLVMMetadataRef) {
+        // SAFETY: handle invariant; `loc` null or a DILocation.
+        unsafe {
+            c::LLVMPositionBuilderAtEnd(self.raw, bb);
+            c::LLVMSetCurrentDebugLocation2(self.raw, loc);
+        }
+    }
+
+    /// The integer type of `bits` bits.
+    pub fn int_type(&self, bits: u32) -> LLVMTypeRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMIntTypeInContext(c::LLVMGetModuleContext(self.module), bits) }
+    }
+
+    /// `lshr a, b`.
+    pub fn lshr(&self, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; a and b are integers of one type.
+        unsafe { c::LLVMBuildLShr(self.raw, a, b, c"".as_ptr()) }
+    }
+
+    /// `add a, b`.
+    pub fn add(&self, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; a and b are integers of one type.
+        unsafe { c::LLVMBuildAdd(self.raw, a, b, c"".as_ptr()) }
+    }
+
+    /// `sub a, b`.
+    pub fn sub(&self, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; a and b are integers of one type.
+        unsafe { c::LLVMBuildSub(self.raw, a, b, c"".as_ptr()) }
+    }
+
+    /// `inttoptr v to ptr` (address space 0).
+    pub fn int_to_ptr(&self, v: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; v is an integer.
+        unsafe { c::LLVMBuildIntToPtr(self.raw, v, self.ptr_type(), c"".as_ptr()) }
+    }
+
+    /// `load ty, ptr` named `name`, with alignment `align` bytes.
+    pub fn load_named(&self, ty: LLVMTypeRef, ptr: LLVMValueRef, name: &CStr, align: u32) -> LLVMValueRef {
+        // SAFETY: handle invariant.
+        unsafe {
+            let v = c::LLVMBuildLoad2(self.raw, ty, ptr, name.as_ptr());
+            c::LLVMSetAlignment(v, align);
+            v
+        }
+    }
+
+    /// An empty `phi ty` named `name` (add its incoming values with
+    /// [`add_incoming`]).
+    pub fn phi(&self, ty: LLVMTypeRef, name: &CStr) -> LLVMValueRef {
+        // SAFETY: handle invariant; the builder is at the top of a block.
+        unsafe { c::LLVMBuildPhi(self.raw, ty, name.as_ptr()) }
+    }
+
+    /// `br label dest`.
+    pub fn br(&self, dest: LLVMBasicBlockRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; the builder is at the end of a block.
+        unsafe { c::LLVMBuildBr(self.raw, dest) }
+    }
+
+    /// `switch v, label default [cases]` (`cases`: value and target).
+    pub fn switch(&self, v: LLVMValueRef, default: LLVMBasicBlockRef, cases: &[(LLVMValueRef, LLVMBasicBlockRef)]) -> LLVMValueRef {
+        // SAFETY: handle invariant; the builder is at the end of a block, the
+        // case values are constants of v's type.
+        unsafe {
+            let sw = c::LLVMBuildSwitch(self.raw, v, default, cases.len() as u32);
+            for &(value, target) in cases {
+                c::LLVMAddCase(sw, value, target);
+            }
+            sw
+        }
+    }
+
+    /// `ret void`.
+    pub fn ret_void(&self) -> LLVMValueRef {
+        // SAFETY: handle invariant; the builder is at the end of a block.
+        unsafe { c::LLVMBuildRetVoid(self.raw) }
+    }
+}
+
+/// Names the value `v` (uniqued within its function, as a name given when
+/// building it).
+pub fn set_name(v: LLVMValueRef, name: &CStr) {
+    // SAFETY: handle invariant; the name is valid for its length.
+    unsafe { c::LLVMSetValueName2(v, name.as_ptr(), name.to_bytes().len()) }
+}
+
+/// Sets the atomic ordering of the load or store `inst`.
+pub fn set_ordering(inst: LLVMValueRef, ordering: inkwell::llvm_sys::LLVMAtomicOrdering) {
+    // SAFETY: handle invariant; `inst` is a load or store.
+    unsafe { c::LLVMSetOrdering(inst, ordering) }
+}
+
+/// Adds the incoming values `(value, predecessor)` to `phi`.
+pub fn add_incoming(phi: LLVMValueRef, incoming: &[(LLVMValueRef, LLVMBasicBlockRef)]) {
+    let (mut vals, mut blocks): (Vec<_>, Vec<_>) = incoming.iter().copied().unzip();
+    // SAFETY: handle invariant; each block is a predecessor of phi's block
+    // and each value has phi's type.
+    unsafe { c::LLVMAddIncoming(phi, vals.as_mut_ptr(), blocks.as_mut_ptr(), vals.len() as u32) }
+}
+
+/// Appends an empty block named `name` to `function`.
+pub fn append_block(function: LLVMValueRef, name: &CStr) -> LLVMBasicBlockRef {
+    // SAFETY: handle invariant; `function` is a function.
+    unsafe { c::LLVMAppendBasicBlockInContext(c::LLVMGetTypeContext(c::LLVMTypeOf(function)), function, name.as_ptr()) }
 }
 
 impl Drop for Builder {

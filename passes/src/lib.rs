@@ -18,7 +18,8 @@
 //!   -C link-arg=-fuse-ld=lld -C link-arg=-Wl,--load-pass-plugin=<plugin>"`
 //!   with an explicit `--target`.
 //!
-//! Options are LLVM command-line options ([`options`]): `opt-22
+//! Options are LLVM command-line options ([`options`]), each owned by its
+//! pass (`copiergen/options.rs`, `sanitizer/options.rs`): `opt-22
 //! -copiergen-threshold=N`, `clang-22 -fpass-plugin=P -mllvm
 //! -copiergen-threshold=N` (clang 22 loads pass plugins before it parses
 //! `-mllvm`), `ld.lld-22 -mllvm=-copiergen-threshold=N`.
@@ -27,11 +28,12 @@
 //! The plugin is a registry of Rust module passes ([`registry::PASSES`]).
 //! To add one, e.g. the CopierSanitizer instrumentation:
 //! 1. write a module `src/sanitizer/` with a unit struct implementing
-//!    [`registry::ModulePass`] (`name()` = `"copier-sanitizer"`,
+//!    [`pass::ModulePass`] (`name()` = `"copier-sanitizer"`,
 //!    `schedule()`, `run()`), and declare it here (`pub mod sanitizer;`);
 //! 2. add one line to [`registry::PASSES`]: `&crate::sanitizer::CopierSanitizer`,
 //!    after CopierGen so it sees the `amemcpy`/`csync` calls;
-//! 3. add its options (prefix `copier-sanitizer-`) to [`options::OPTIONS`].
+//! 3. declare its options (prefix `copier-sanitizer-`) in its own
+//!    `options.rs` and return them from [`pass::ModulePass::options`].
 //!
 //! `run` gets a [`context::ModuleContext`]: the module (inkwell
 //! [`inkwell::module::Module`] and raw LLVM-C handle) and, per function,
@@ -57,6 +59,7 @@ mod copiergen;
 mod ffi;
 mod ir;
 pub mod options;
+pub mod pass;
 mod plugin;
 pub mod registry;
 pub mod sanitizer;

@@ -11,11 +11,15 @@
 //! [`ENV_VAR`] (`COPIERGEN_OPTIONS="-copiergen-threshold=4096 -copiergen-window=false"`)
 //! sets options that were not given on the command line.
 //!
-//! Names share the `copiergen-` prefix (`sanitizer` options use
+//! Each pass owns its options, prefixed with its name
+//! (`copiergen/options.rs`: `copiergen-`; `sanitizer/options.rs`:
 //! `copier-sanitizer-`). To add one: declare a `pub static` [`PluginOption`]
-//! and append it to [`OPTIONS`]. Model: `cl::opt` in LLVM's
+//! there and append it to that pass's list
+//! ([`crate::pass::ModulePass::options`]). Model: `cl::opt` in LLVM's
 //! `AddressSanitizer.cpp` (name, description, default; an explicit pass
-//! parameter overrides the option).
+//! parameter overrides the option). This module holds the machinery only:
+//! the table the shim registered ([`install`]), reading values, and
+//! [`ENV_VAR`].
 
 use crate::ffi;
 use std::ffi::c_char;
@@ -43,136 +47,71 @@ pub struct PluginOption {
     pub default: OptionDefault,
 }
 
-/// `-copiergen-threshold=N`: copies whose length is a compile-time constant
-/// below N bytes stay synchronous `memcpy`. Default: the runtime's inline
-/// threshold [`copier_abi::DEFAULT_THRESHOLD`], below which submitting costs
-/// more than copying. Overridden by the pass parameter
-/// `copiergen<threshold=N>`.
-pub static THRESHOLD: PluginOption = PluginOption {
-    name: "copiergen-threshold",
-    help: "Constant-length copies shorter than this many bytes stay synchronous (default: libcopier's inline threshold)",
-    default: OptionDefault::Uint(copier_abi::DEFAULT_THRESHOLD as u64),
-};
 
-/// `-copiergen-window=false` disables the windowed wait in loops (a cached
-/// `[lo, end)` ready window checked inline before each access; a
-/// `csync_ready_end` call only when the access leaves it): loops then call
-/// `csync` before every guarded access.
-pub static WINDOW: PluginOption = PluginOption {
-    name: "copiergen-window",
-    help: "Guard accesses in loops with an inline ready-window check (csync_ready_end on a miss) instead of a csync call",
-    default: OptionDefault::Bool(true),
-};
+/// The options the shim registered, in its order ([`install`]).
+static TABLE: OnceLock<Registered> = OnceLock::new();
 
-/// `-copiergen-max-queries=N`: alias-analysis budget per function. A function
-/// that needs more queries keeps its copies synchronous (missed remark
-/// `TooLarge`), so huge generated functions cannot stall the compiler.
-pub static MAX_QUERIES: PluginOption = PluginOption {
-    name: "copiergen-max-queries",
-    help: "Alias queries allowed per function before CopierGen leaves its copies synchronous",
-    default: OptionDefault::Uint(4_000_000),
-};
+/// The registered table and its FFI form (raw pointers into `'static`
+/// strings).
+struct Registered {
+    options: Vec<&'static PluginOption>,
+    descs: Vec<ffi::CgOptionDesc>,
+}
+// SAFETY: 1. the descriptors only point at 'static string data;
+// 2. they are never mutated after construction.
+unsafe impl Send for Registered {}
+// SAFETY: as above.
+unsafe impl Sync for Registered {}
 
-/// `-copiergen-min-overlap=N`: the cost model. A copy whose first
-/// whole-copy sync (a `csync` of the copy or `csync_all`: before `ret` when
-/// the destination escapes, before a call that may read it, before `free`)
-/// follows it on **every** path after fewer than N instructions of work
-/// stays a synchronous `memcpy` (missed remark `NoOverlap`): waiting at once
-/// gains nothing and costs the submission. Work is counted per path
-/// (longest path wins); a call to a function (unknown work), inline asm, a
-/// variable-length memory intrinsic or a loop without a sync on the way
-/// counts as enough work. 0 rewrites every eligible copy. Overridden by the
-/// pass parameter `copiergen<min-overlap=N>`.
-///
-/// Default 256: `bench/compiler/run.sh` (`ONLY=overlap`) measures
-/// amemcpy + W instructions of independent straight-line work + csync
-/// against memcpy + the same work; on the 2-core reference VM the
-/// asynchronous copy of 16-256 KiB was 1.9x-2.3x slower at W = 256 and
-/// 1.36x-1.42x at W = 1024, and paid from W = 4096 (0.78x-0.99x) on a
-/// quiet machine, later under load (a submission and a waiting csync cost
-/// far more than a few hundred instructions). 256 keeps only copies whose
-/// overlap surely cannot pay for the submission.
-pub static MIN_OVERLAP: PluginOption = PluginOption {
-    name: "copiergen-min-overlap",
-    help: "Keep a copy synchronous when its whole-copy sync follows on every path after fewer than this many instructions of work, no call or loop (0: never)",
-    default: OptionDefault::Uint(256),
-};
+/// Installs `options` as the table the shim registers (once: later calls
+/// return the first table) and returns it in the shim's FFI form.
+pub fn install(options: Vec<&'static PluginOption>) -> &'static [ffi::CgOptionDesc] {
+    let t = TABLE.get_or_init(|| {
+        let descs = options
+            .iter()
+            .map(|o| {
+                let (kind, default_uint, default_str) = match o.default {
+                    OptionDefault::Uint(v) => (ffi::CG_OPTION_UINT, v, ""),
+                    OptionDefault::Bool(b) => (ffi::CG_OPTION_BOOL, u64::from(b), ""),
+                    OptionDefault::Str(s) => (ffi::CG_OPTION_STRING, 0, s),
+                };
+                ffi::CgOptionDesc {
+                    name: o.name.as_ptr().cast::<c_char>(),
+                    name_len: o.name.len(),
+                    help: o.help.as_ptr().cast::<c_char>(),
+                    help_len: o.help.len(),
+                    kind,
+                    default_uint,
+                    default_str: default_str.as_ptr().cast::<c_char>(),
+                    default_str_len: default_str.len(),
+                }
+            })
+            .collect();
+        Registered { options, descs }
+    });
+    &t.descs
+}
 
-/// `-copiergen-max-narrow=N`: a function that would need more than N
-/// narrow syncs (each a guard in the code) is planned coarsely instead: the
-/// first access a pending copy conflicts with waits for the whole copy.
-/// Bounds the code (and compile time) the pass adds to large functions.
-pub static MAX_NARROW: PluginOption = PluginOption {
-    name: "copiergen-max-narrow",
-    help: "Narrow syncs allowed per function before it is planned coarsely (whole-copy sync at the first conflicting access)",
-    default: OptionDefault::Uint(32),
-};
-
-/// `-copiergen-guard-callees=false` turns off guarded callees: every call
-/// that may touch a pending copy's buffers waits for the whole copy first.
-pub static GUARD_CALLEES: PluginOption = PluginOption {
-    name: "copiergen-guard-callees",
-    help: "Let module functions called with pending copies wait inside (guarded callees) instead of before the call",
-    default: OptionDefault::Bool(true),
-};
-
-/// `-copiergen-dispatch=false` turns off the nothing-pending dispatch of
-/// guarded callees: each gets an unguarded copy of its body, run when the
-/// pending word reads 0 at its entry.
-pub static DISPATCH: PluginOption = PluginOption {
-    name: "copiergen-dispatch",
-    help: "Give each guarded callee an unguarded copy of its body, run when nothing is pending at its entry",
-    default: OptionDefault::Bool(true),
-};
-
-/// `-copiergen-unguarded-loops=N`: a loop of at most N instructions with
-/// increasing-pointer guards (and no copy submitted inside) gets a copy
-/// without them, entered from its header once their ready windows cover
-/// every address the rest of the loop execution can reach (loop
-/// versioning; 0 turns it off).
-pub static UNGUARDED_LOOPS: PluginOption = PluginOption {
-    name: "copiergen-unguarded-loops",
-    help: "Largest loop (instructions) that gets an unguarded copy run once its ready windows cover the rest of the loop (0: none)",
-    default: OptionDefault::Uint(2000),
-};
-
-/// `-copiergen-disable`: the automatically scheduled run (clang
-/// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
-pub static DISABLE: PluginOption = PluginOption {
-    name: "copiergen-disable",
-    help: "Do not run CopierGen from the default pipelines (an explicit -passes=copiergen still runs)",
-    default: OptionDefault::Bool(false),
-};
-
-/// `-copiergen-verify`: after CopierGen changes a function, run LLVM's IR
-/// verifier on it and report invalid IR as an error naming the function
-/// (clang runs with `-disable-llvm-verifier`, so a pass bug would otherwise
-/// surface as a back-end crash or a silent miscompile). On by default: one
-/// linear walk per changed function.
-pub static VERIFY: PluginOption = PluginOption {
-    name: "copiergen-verify",
-    help: "Run the IR verifier on every function CopierGen changed; invalid IR is an error",
-    default: OptionDefault::Bool(true),
-};
-
-/// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
+/// The registered options (empty before [`install`]).
+fn table() -> &'static [&'static PluginOption] {
+    TABLE.get().map_or(&[], |t| &t.options[..])
+}
 
 impl PluginOption {
     fn index(&'static self) -> usize {
-        OPTIONS
+        table()
             .iter()
             .position(|o| std::ptr::eq(*o, self))
-            .unwrap_or_else(|| panic!("option {} is missing from OPTIONS", self.name))
+            .unwrap_or_else(|| panic!("option {} was not registered (missing from its pass's options())", self.name))
     }
 
     /// Current value of an [`OptionDefault::Uint`] option.
     ///
     /// # Panics
-    /// If the option is not in [`OPTIONS`] or is not a `Uint` option.
+    /// If the option was not registered or is not a `Uint` option.
     pub fn uint(&'static self) -> u64 {
         assert!(matches!(self.default, OptionDefault::Uint(_)), "{} is not a Uint option", self.name);
-        // SAFETY: the index is in OPTIONS, whose entries the shim registered
+        // SAFETY: the index is in the table, whose entries the shim registered
         // in the same order with the same kind at load time.
         unsafe { ffi::cg_option_uint(self.index()) }
     }
@@ -180,7 +119,7 @@ impl PluginOption {
     /// Current value of an [`OptionDefault::Bool`] option.
     ///
     /// # Panics
-    /// If the option is not in [`OPTIONS`] or is not a `Bool` option.
+    /// If the option was not registered or is not a `Bool` option.
     pub fn bool(&'static self) -> bool {
         assert!(matches!(self.default, OptionDefault::Bool(_)), "{} is not a Bool option", self.name);
         // SAFETY: as in `uint`.
@@ -190,7 +129,7 @@ impl PluginOption {
     /// Current value of an [`OptionDefault::Str`] option.
     ///
     /// # Panics
-    /// If the option is not in [`OPTIONS`] or is not a `Str` option.
+    /// If the option was not registered or is not a `Str` option.
     pub fn string(&'static self) -> String {
         assert!(matches!(self.default, OptionDefault::Str(_)), "{} is not a Str option", self.name);
         let mut len = 0usize;
@@ -272,20 +211,24 @@ fn check_value(default: OptionDefault, value: &str) -> Result<(), &'static str> 
     }
 }
 
-fn apply_text(text: &str) -> Vec<String> {
+/// Applies `text` (as [`ENV_VAR`]'s value) to the registered options not
+/// given on the command line. Returns one message per token it could not
+/// apply.
+pub fn apply_text(text: &str) -> Vec<String> {
+    let options = table();
     let mut errors = Vec::new();
     for token in text.split_whitespace() {
         let body = token.trim_start_matches('-');
         let (name, value) = body.split_once('=').unwrap_or((body, "true"));
-        let Some(idx) = OPTIONS.iter().position(|o| o.name == name) else {
+        let Some(idx) = options.iter().position(|o| o.name == name) else {
             errors.push(format!("{ENV_VAR}: unknown option '{token}'; ignored"));
             continue;
         };
-        if let Err(want) = check_value(OPTIONS[idx].default, value) {
+        if let Err(want) = check_value(options[idx].default, value) {
             errors.push(format!("{ENV_VAR}: bad value '{value}' for option '-{name}' (expected {want}); ignored"));
             continue;
         }
-        // SAFETY: idx indexes OPTIONS, registered by the shim in the same
+        // SAFETY: idx indexes the table, registered by the shim in the same
         // order; the value bytes are valid for the call.
         unsafe {
             if ffi::cg_option_given(idx) {
@@ -299,67 +242,9 @@ fn apply_text(text: &str) -> Vec<String> {
     errors
 }
 
-/// The table in the shim's FFI form; raw pointers into `'static` strings.
-struct Descs(Vec<ffi::CgOptionDesc>);
-// SAFETY: 1. the descriptors only point at 'static string data;
-// 2. they are never mutated after construction.
-unsafe impl Send for Descs {}
-// SAFETY: as above.
-unsafe impl Sync for Descs {}
-
-/// Called by the shim's static initializer when the plugin is loaded: the
-/// option table to register.
-///
-/// # Safety
-/// `count` must be valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn copiergen_rust_options(count: *mut usize) -> *const ffi::CgOptionDesc {
-    static DESCS: OnceLock<Descs> = OnceLock::new();
-    let descs = DESCS.get_or_init(|| {
-        Descs(
-            OPTIONS
-                .iter()
-                .map(|o| {
-                    let (kind, default_uint, default_str) = match o.default {
-                        OptionDefault::Uint(v) => (ffi::CG_OPTION_UINT, v, ""),
-                        OptionDefault::Bool(b) => (ffi::CG_OPTION_BOOL, u64::from(b), ""),
-                        OptionDefault::Str(s) => (ffi::CG_OPTION_STRING, 0, s),
-                    };
-                    ffi::CgOptionDesc {
-                        name: o.name.as_ptr().cast::<c_char>(),
-                        name_len: o.name.len(),
-                        help: o.help.as_ptr().cast::<c_char>(),
-                        help_len: o.help.len(),
-                        kind,
-                        default_uint,
-                        default_str: default_str.as_ptr().cast::<c_char>(),
-                        default_str_len: default_str.len(),
-                    }
-                })
-                .collect(),
-        )
-    });
-    // SAFETY: the caller guarantees `count` is writable.
-    unsafe { *count = descs.0.len() };
-    descs.0.as_ptr()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    // The unit-test binary links LLVM, so the shim's static initializer has
-    // registered OPTIONS as real cl::opts.
-    #[test]
-    fn environment_text_sets_options_and_reports_bad_tokens() {
-        assert_eq!(THRESHOLD.uint(), copier_abi::DEFAULT_THRESHOLD as u64);
-        let errors = apply_text("-copiergen-threshold=4096 -copiergen-window=false -copiergen-nope -copiergen-max-queries=x");
-        assert_eq!(THRESHOLD.uint(), 4096);
-        assert!(!WINDOW.bool());
-        assert_eq!(errors.len(), 2, "{errors:?}");
-        assert!(errors[0].contains("unknown option '-copiergen-nope'"));
-        assert_eq!(errors[1], "COPIERGEN_OPTIONS: bad value 'x' for option '-copiergen-max-queries' (expected an unsigned integer); ignored");
-    }
 
     /// Trial finding (for COPIERGEN_SHARED; COPIERGEN_SANITIZE had the same
     /// bug): only `1` turned a boolean variable on.
@@ -376,25 +261,11 @@ mod tests {
         }
     }
 
-    /// Trial finding: `COPIERGEN_OPTIONS=-copiergen-threshold=abc` reached
-    /// LLVM's parser, which printed a second, nameless line (`: for the
-    /// --copiergen-threshold option: …`). Values are checked first, as LLVM
-    /// would parse them; rejected ones leave the option unchanged.
     #[test]
-    fn values_are_checked_before_llvm_sees_them() {
+    fn unsigned_values_parse_as_llvm_does() {
         for (v, ok) in [("abc", None), ("0x10", Some(16)), ("0b101", Some(5)), ("017", Some(15)), ("0o17", Some(15)), ("12", Some(12)),
             ("0", Some(0)), ("", None), ("-1", None), ("1k", None), ("08", None), ("0x", None), ("18446744073709551616", None)] {
             assert_eq!(llvm_uint(v), ok, "'{v}'");
         }
-        let before = MAX_NARROW.uint();
-        let errors = apply_text("-copiergen-max-narrow=abc -copiergen-guard-callees=maybe");
-        assert_eq!(MAX_NARROW.uint(), before);
-        assert!(GUARD_CALLEES.bool());
-        assert_eq!(errors, [
-            "COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-max-narrow' (expected an unsigned integer); ignored",
-            "COPIERGEN_OPTIONS: bad value 'maybe' for option '-copiergen-guard-callees' (expected true or false (1 or 0)); ignored",
-        ]);
-        assert!(apply_text("-copiergen-max-narrow=0x20").is_empty());
-        assert_eq!(MAX_NARROW.uint(), 32);
     }
 }

@@ -1,63 +1,20 @@
-//! The pass registry: every Rust module pass the plugin provides.
+//! The pass registry: every Rust module pass the plugin provides, and so
+//! every option.
 //!
 //! A pass is a `static` value implementing [`ModulePass`], listed in
 //! [`PASSES`]. The plugin registers each one with the host's
 //! `llvm::PassBuilder` (see [`crate::plugin`]): by name for
-//! `-passes=<name>` / `-passes=<name><params>`, and, as its [`Schedule`]
-//! asks, at the end of the default optimizer pipeline and of the full-LTO
-//! link pipeline. Passes scheduled at the same extension point run in the
-//! order of [`PASSES`].
+//! `-passes=<name>` / `-passes=<name><params>`, and, as its
+//! [`crate::pass::Schedule`] asks, at the end of the default optimizer
+//! pipeline and of the full-LTO link pipeline. Passes scheduled at the same
+//! extension point run in the order of [`PASSES`]. Each pass owns its
+//! options ([`ModulePass::options`]); the shim registers them all, in the
+//! order of [`PASSES`], when the plugin is loaded
+//! ([`copiergen_rust_options`]).
 
-use crate::context::ModuleContext;
-
-/// Where a pass runs besides an explicit `-passes=<name>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Schedule {
-    /// At the end of the default optimizer pipeline, phases `None` and
-    /// `ThinLTOPostLink` (`registerOptimizerLastEPCallback`): `clang-22
-    /// -fpass-plugin=` at -O0 ... -O3, and ThinLTO backends.
-    pub optimizer_last: bool,
-    /// At the end of the full-LTO link pipeline
-    /// (`registerFullLinkTimeOptimizationLastEPCallback`): `ld.lld-22
-    /// --load-pass-plugin=` with `-flto`, and rustc `-C linker-plugin-lto`.
-    pub full_lto_last: bool,
-}
-
-impl Schedule {
-    /// Only on request (`-passes=<name>`).
-    pub const EXPLICIT_ONLY: Schedule = Schedule { optimizer_last: false, full_lto_last: false };
-    /// At the end of every default pipeline, compile time and link time.
-    pub const PIPELINE_END: Schedule = Schedule { optimizer_last: true, full_lto_last: true };
-}
-
-/// A module pass written in Rust.
-pub trait ModulePass: Sync {
-    /// Pipeline name, e.g. `copiergen` (`opt-22 -passes=copiergen`).
-    fn name(&self) -> &'static str;
-
-    /// Where the pass runs automatically.
-    fn schedule(&self) -> Schedule;
-
-    /// Checks the parameters of `-passes=<name><params>` (the text between
-    /// the angle brackets, empty without them) when the pipeline is parsed.
-    ///
-    /// # Errors
-    /// A message naming the bad parameter; the host then rejects the
-    /// pipeline.
-    fn parse_params(&self, params: &str) -> Result<(), String> {
-        if params.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("{} takes no parameters", self.name()))
-        }
-    }
-
-    /// Runs the pass on a module; `params` passed [`Self::parse_params`].
-    /// Returns whether the module changed. A pass reports malformed input
-    /// with [`ModuleContext::diagnose`] rather than panicking; a panic is
-    /// caught and reported as an error diagnostic.
-    fn run(&self, module: &ModuleContext<'_>, params: &str) -> bool;
-}
+use crate::ffi;
+use crate::options::{self, PluginOption};
+use crate::pass::ModulePass;
 
 /// Every pass of the plugin, in the order they run at a shared extension
 /// point. The CopierSanitizer instrumentation goes after CopierGen so that
@@ -66,3 +23,70 @@ pub static PASSES: &[&dyn ModulePass] = &[
     &crate::copiergen::CopierGen,
     &crate::sanitizer::CopierSanitizer,
 ];
+
+/// Every option of every pass, in registration order.
+pub fn all_options() -> Vec<&'static PluginOption> {
+    PASSES.iter().flat_map(|p| p.options().iter().copied()).collect()
+}
+
+/// Called by the shim's static initializer when the plugin is loaded: the
+/// option table to register ([`all_options`], installed as the table
+/// [`PluginOption`]s read their values from).
+///
+/// # Safety
+/// `count` must be valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn copiergen_rust_options(count: *mut usize) -> *const ffi::CgOptionDesc {
+    let descs = options::install(all_options());
+    // SAFETY: the caller guarantees `count` is writable.
+    unsafe { *count = descs.len() };
+    descs.as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::copiergen::options::{GUARD_CALLEES, MAX_NARROW, THRESHOLD, WINDOW};
+    use crate::options::apply_text;
+
+    #[test]
+    fn every_option_is_registered_once_in_pass_order() {
+        let names: Vec<&str> = super::all_options().iter().map(|o| o.name).collect();
+        assert_eq!(names.first(), Some(&"copiergen-threshold"));
+        assert_eq!(&names[names.len() - 2..], ["copier-sanitizer", "copier-sanitizer-recover"]);
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+    }
+
+    // The unit-test binary links LLVM, so the shim's static initializer has
+    // registered every pass's options as real cl::opts.
+    #[test]
+    fn environment_text_sets_options_and_reports_bad_tokens() {
+        assert_eq!(THRESHOLD.uint(), copier_abi::DEFAULT_THRESHOLD as u64);
+        let errors = apply_text("-copiergen-threshold=4096 -copiergen-window=false -copiergen-nope -copiergen-max-queries=x");
+        assert_eq!(THRESHOLD.uint(), 4096);
+        assert!(!WINDOW.bool());
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("unknown option '-copiergen-nope'"));
+        assert_eq!(errors[1], "COPIERGEN_OPTIONS: bad value 'x' for option '-copiergen-max-queries' (expected an unsigned integer); ignored");
+    }
+
+    /// Trial finding: `COPIERGEN_OPTIONS=-copiergen-threshold=abc` reached
+    /// LLVM's parser, which printed a second, nameless line (`: for the
+    /// --copiergen-threshold option: …`). Values are checked first, as LLVM
+    /// would parse them; rejected ones leave the option unchanged.
+    #[test]
+    fn values_are_checked_before_llvm_sees_them() {
+        let before = MAX_NARROW.uint();
+        let errors = apply_text("-copiergen-max-narrow=abc -copiergen-guard-callees=maybe");
+        assert_eq!(MAX_NARROW.uint(), before);
+        assert!(GUARD_CALLEES.bool());
+        assert_eq!(errors, [
+            "COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-max-narrow' (expected an unsigned integer); ignored",
+            "COPIERGEN_OPTIONS: bad value 'maybe' for option '-copiergen-guard-callees' (expected true or false (1 or 0)); ignored",
+        ]);
+        assert!(apply_text("-copiergen-max-narrow=0x20").is_empty());
+        assert_eq!(MAX_NARROW.uint(), 32);
+    }
+}

@@ -4,8 +4,8 @@
 //! symbol the pass's module constructor calls, so a module instrumented for
 //! another ABI version fails to link instead of misbehaving.
 //!
-//! The pass (`passes/src/sanitizer.rs`) keeps the same names as constants
-//! atop the pass; `scripts/tests.d/40-sanitizer.sh` diffs [`SYMBOLS`]
+//! The pass (`passes/src/sanitizer/abi.rs`) keeps the same names as constants
+//! atop the pass; `scripts/tests.d/80-sanitizer.sh` diffs [`SYMBOLS`]
 //! against the symbols `libcopier_san.a` defines.
 //!
 //! Contract of a check entry point: the pass calls it only after its inline
@@ -63,6 +63,7 @@ pub const SYMBOLS: &[&str] = &[
     "__copier_san_scope_end_noabort",
     "__copier_san_cxx_throw",
     "__copier_san_cxx_catch",
+    "__copier_san_live",
 ];
 
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.

@@ -43,7 +43,11 @@ pub(crate) static TRACKER: Mutex<tracker::Tracker<shadow::RealShadow>> = Mutex::
 
 /// Number of pending copies (updated under the tracker lock, read without
 /// it): 0 means the shadow is all clear, and every check returns at once.
-pub(crate) static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// Part of the ABI as `__copier_san_live`: instrumented code reads it
+/// (monotonic) before a `csync_ready_end` miss and skips the call when it
+/// is 0 (`passes/src/sanitizer`).
+#[export_name = "__copier_san_live"]
+pub static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 static INIT: Once = Once::new();
 

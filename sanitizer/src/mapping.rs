@@ -2,7 +2,7 @@
 //!
 //! This module is the one place that defines the shadow scale and offset and
 //! draws the memory layout (modelled on compiler-rt's `asan_mapping.h`). The
-//! instrumentation pass (`passes/src/sanitizer.rs`) repeats [`SHADOW_SCALE`]
+//! instrumentation pass (`passes/src/sanitizer/abi.rs`) repeats [`SHADOW_SCALE`]
 //! and [`SHADOW_OFFSET`] as constants atop the pass; a test of the pass links
 //! against this runtime, so a mismatch fails there.
 //!

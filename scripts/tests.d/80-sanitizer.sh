@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 . scripts/env.sh
 lib=target/release/libcopier_san.a
 want=$(sed -n '/^pub const SYMBOLS/,/^];/p' sanitizer/src/interface.rs | grep -o '"__copier_san_[A-Za-z0-9_]*"' | tr -d '"' | sort)
-have=$(nm --defined-only "$lib" 2>/dev/null | awk '$2 == "T" && $3 ~ /^__copier_san_/ { print $3 }' | sort -u)
+have=$(nm --defined-only "$lib" 2>/dev/null | awk '$2 ~ /^[TBD]$/ && $3 ~ /^__copier_san_/ { print $3 }' | sort -u)
 missing=$(comm -23 <(echo "$want") <(echo "$have"))
 if [ -n "$missing" ]; then
   echo "80-sanitizer: $lib lacks ABI symbols: $missing" >&2

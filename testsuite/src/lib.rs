@@ -215,6 +215,12 @@ fn metadata_re() -> &'static Regex {
 /// debug records and attribute-group references: a stable, readable
 /// snapshot of what CopierGen did.
 pub fn normalize_ir(ir: &str) -> String {
+    normalize_functions(ir, &["amemcpy", "amemmove", "csync", "memcpy", "memmove"])
+}
+
+/// The functions of `ir` that mention one of `keys`, normalised as by
+/// [`normalize_ir`].
+pub fn normalize_functions(ir: &str, keys: &[&str]) -> String {
     let mut out = String::new();
     let mut current: Vec<String> = Vec::new();
     let mut inside = false;
@@ -233,7 +239,7 @@ pub fn normalize_ir(ir: &str) -> String {
         if line == "}" {
             inside = false;
             let body = current.join("\n");
-            if ["amemcpy", "amemmove", "csync", "memcpy", "memmove"].iter().any(|k| body.contains(k)) {
+            if keys.iter().any(|k| body.contains(k)) {
                 out.push_str(&body);
                 out.push_str("\n\n");
             }
@@ -256,6 +262,16 @@ pub fn snapshot(path: &Path) -> String {
     s.push_str("ir:\n");
     s.push_str(&normalize_ir(&out.ir));
     s
+}
+
+/// The CopierSanitizer snapshot of one input: its IR after
+/// `opt-22 -passes=copiergen,copier-sanitizer,verify` (CopierGen's output
+/// instrumented, as `copiergen cc --sanitize` builds it), keeping the
+/// functions that call the sanitizer runtime (`__copier_san_*`).
+pub fn sanitizer_snapshot(path: &Path) -> String {
+    let input = Input::load(path);
+    let out = run_opt(&input_ir(&input), "copiergen,copier-sanitizer,verify", &input.optflags);
+    normalize_functions(&out.ir, &["__copier_san_"])
 }
 
 /// Which copy runtime a program is linked with.

@@ -68,8 +68,10 @@ impl Runtime {
                 return Err((*name).to_owned());
             }
         }
-        if !ir::can_declare_global(module, &CString::new(symbols::PENDING).expect("symbol names have no NUL"), size) {
-            return Err(symbols::PENDING.to_owned());
+        for word in [symbols::PENDING, crate::sanitizer::abi::LIVE] {
+            if !ir::can_declare_global(module, &CString::new(word).expect("symbol names have no NUL"), size) {
+                return Err(word.to_owned());
+            }
         }
         let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
             // Every entry point returns (a wait ends when the copies it waits
@@ -84,8 +86,14 @@ impl Runtime {
         // entry points.)
         let (_, _, csync, csync_all, csync_ready_end) = (next(), next(), next(), next(), next());
         let (amemcpy_site, amemmove_site) = (next(), next());
-        let pending_name = CString::new(symbols::PENDING).expect("symbol names have no NUL");
-        let pending = ir::get_or_declare_global(module, &pending_name, size).ok_or_else(|| symbols::PENDING.to_owned())?;
+        // Under CopierSanitizer (the pass runs from the default pipelines)
+        // the guards read the sanitizer's count of unsynced copies instead:
+        // it is non-zero whenever a copy is pending (the shadow marks a copy
+        // at its submit), and, unlike libcopier's word, which the checker's
+        // hooks keep set, it falls to 0 once every copy has been synced.
+        let word = if crate::sanitizer::options::enabled() { crate::sanitizer::abi::LIVE } else { symbols::PENDING };
+        let pending_name = CString::new(word).expect("symbol names have no NUL");
+        let pending = ir::get_or_declare_global(module, &pending_name, size).ok_or_else(|| word.to_owned())?;
         Ok(Runtime { csync, csync_all, csync_ready_end, amemcpy_site, amemmove_site, pending })
     }
 }

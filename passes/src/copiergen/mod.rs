@@ -24,14 +24,14 @@ pub mod candidates;
 pub mod dispatch;
 pub mod effects;
 pub mod emit;
+pub mod options;
 pub mod placement;
 pub mod remarks;
 pub mod signals;
 
 use crate::context::{self, FunctionAnalyses, ModuleContext, Severity};
 use crate::ir;
-use crate::options;
-use crate::registry::{ModulePass, Schedule};
+use crate::pass::{ModulePass, Schedule};
 use candidates::{IntrinsicIds, SkipReason};
 use effects::{CopyFacts, EffectBuilder};
 use inkwell::llvm_sys::LLVMOpcode;
@@ -106,6 +106,10 @@ impl ModulePass for CopierGen {
 
     fn parse_params(&self, params: &str) -> Result<(), String> {
         Params::parse(params).map(|_| ())
+    }
+
+    fn options(&self) -> &'static [&'static crate::options::PluginOption] {
+        options::OPTIONS
     }
 
     fn run(&self, cx: &ModuleContext<'_>, params: &str) -> bool {

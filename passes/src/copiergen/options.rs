@@ -1,0 +1,119 @@
+//! CopierGen's command-line options (prefix `copiergen-`), registered by
+//! the plugin in the order of [`OPTIONS`] (see [`crate::options`]).
+
+use crate::options::{OptionDefault, PluginOption};
+
+/// `-copiergen-threshold=N`: copies whose length is a compile-time constant
+/// below N bytes stay synchronous `memcpy`. Default: the runtime's inline
+/// threshold [`copier_abi::DEFAULT_THRESHOLD`], below which submitting costs
+/// more than copying. Overridden by the pass parameter
+/// `copiergen<threshold=N>`.
+pub static THRESHOLD: PluginOption = PluginOption {
+    name: "copiergen-threshold",
+    help: "Constant-length copies shorter than this many bytes stay synchronous (default: libcopier's inline threshold)",
+    default: OptionDefault::Uint(copier_abi::DEFAULT_THRESHOLD as u64),
+};
+
+/// `-copiergen-window=false` disables the windowed wait in loops (a cached
+/// `[lo, end)` ready window checked inline before each access; a
+/// `csync_ready_end` call only when the access leaves it): loops then call
+/// `csync` before every guarded access.
+pub static WINDOW: PluginOption = PluginOption {
+    name: "copiergen-window",
+    help: "Guard accesses in loops with an inline ready-window check (csync_ready_end on a miss) instead of a csync call",
+    default: OptionDefault::Bool(true),
+};
+
+/// `-copiergen-max-queries=N`: alias-analysis budget per function. A function
+/// that needs more queries keeps its copies synchronous (missed remark
+/// `TooLarge`), so huge generated functions cannot stall the compiler.
+pub static MAX_QUERIES: PluginOption = PluginOption {
+    name: "copiergen-max-queries",
+    help: "Alias queries allowed per function before CopierGen leaves its copies synchronous",
+    default: OptionDefault::Uint(4_000_000),
+};
+
+/// `-copiergen-min-overlap=N`: the cost model. A copy whose first
+/// whole-copy sync (a `csync` of the copy or `csync_all`: before `ret` when
+/// the destination escapes, before a call that may read it, before `free`)
+/// follows it on **every** path after fewer than N instructions of work
+/// stays a synchronous `memcpy` (missed remark `NoOverlap`): waiting at once
+/// gains nothing and costs the submission. Work is counted per path
+/// (longest path wins); a call to a function (unknown work), inline asm, a
+/// variable-length memory intrinsic or a loop without a sync on the way
+/// counts as enough work. 0 rewrites every eligible copy. Overridden by the
+/// pass parameter `copiergen<min-overlap=N>`.
+///
+/// Default 256: `bench/compiler/run.sh` (`ONLY=overlap`) measures
+/// amemcpy + W instructions of independent straight-line work + csync
+/// against memcpy + the same work; on the 2-core reference VM the
+/// asynchronous copy of 16-256 KiB was 1.9x-2.3x slower at W = 256 and
+/// 1.36x-1.42x at W = 1024, and paid from W = 4096 (0.78x-0.99x) on a
+/// quiet machine, later under load (a submission and a waiting csync cost
+/// far more than a few hundred instructions). 256 keeps only copies whose
+/// overlap surely cannot pay for the submission.
+pub static MIN_OVERLAP: PluginOption = PluginOption {
+    name: "copiergen-min-overlap",
+    help: "Keep a copy synchronous when its whole-copy sync follows on every path after fewer than this many instructions of work, no call or loop (0: never)",
+    default: OptionDefault::Uint(256),
+};
+
+/// `-copiergen-max-narrow=N`: a function that would need more than N
+/// narrow syncs (each a guard in the code) is planned coarsely instead: the
+/// first access a pending copy conflicts with waits for the whole copy.
+/// Bounds the code (and compile time) the pass adds to large functions.
+pub static MAX_NARROW: PluginOption = PluginOption {
+    name: "copiergen-max-narrow",
+    help: "Narrow syncs allowed per function before it is planned coarsely (whole-copy sync at the first conflicting access)",
+    default: OptionDefault::Uint(32),
+};
+
+/// `-copiergen-guard-callees=false` turns off guarded callees: every call
+/// that may touch a pending copy's buffers waits for the whole copy first.
+pub static GUARD_CALLEES: PluginOption = PluginOption {
+    name: "copiergen-guard-callees",
+    help: "Let module functions called with pending copies wait inside (guarded callees) instead of before the call",
+    default: OptionDefault::Bool(true),
+};
+
+/// `-copiergen-dispatch=false` turns off the nothing-pending dispatch of
+/// guarded callees: each gets an unguarded copy of its body, run when the
+/// pending word reads 0 at its entry.
+pub static DISPATCH: PluginOption = PluginOption {
+    name: "copiergen-dispatch",
+    help: "Give each guarded callee an unguarded copy of its body, run when nothing is pending at its entry",
+    default: OptionDefault::Bool(true),
+};
+
+/// `-copiergen-unguarded-loops=N`: a loop of at most N instructions with
+/// increasing-pointer guards (and no copy submitted inside) gets a copy
+/// without them, entered from its header once their ready windows cover
+/// every address the rest of the loop execution can reach (loop
+/// versioning; 0 turns it off).
+pub static UNGUARDED_LOOPS: PluginOption = PluginOption {
+    name: "copiergen-unguarded-loops",
+    help: "Largest loop (instructions) that gets an unguarded copy run once its ready windows cover the rest of the loop (0: none)",
+    default: OptionDefault::Uint(2000),
+};
+
+/// `-copiergen-disable`: the automatically scheduled run (clang
+/// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
+pub static DISABLE: PluginOption = PluginOption {
+    name: "copiergen-disable",
+    help: "Do not run CopierGen from the default pipelines (an explicit -passes=copiergen still runs)",
+    default: OptionDefault::Bool(false),
+};
+
+/// `-copiergen-verify`: after CopierGen changes a function, run LLVM's IR
+/// verifier on it and report invalid IR as an error naming the function
+/// (clang runs with `-disable-llvm-verifier`, so a pass bug would otherwise
+/// surface as a back-end crash or a silent miscompile). On by default: one
+/// linear walk per changed function.
+pub static VERIFY: PluginOption = PluginOption {
+    name: "copiergen-verify",
+    help: "Run the IR verifier on every function CopierGen changed; invalid IR is an error",
+    default: OptionDefault::Bool(true),
+};
+
+/// CopierGen's options, in registration order.
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY];
