@@ -337,3 +337,39 @@ pub fn line_transfer_ns(rounds: u32) -> Option<f64> {
     unsafe { libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &saved) };
     result
 }
+
+/// Buffers a stream benchmark rotates through.
+pub const STREAM_BUFFERS: usize = 512;
+
+/// A stream of `count` copies of `n` bytes through [`STREAM_BUFFERS`] slots
+/// of `dst` (from the same slots of `src`), with up to `depth` copies in
+/// flight: before copy `i` reuses a slot, copy `i - depth` is csynced (a
+/// producer that keeps a bounded window of copies pending). `depth == 0`
+/// is the baseline: plain `memcpy`, nothing pending. Returns ns.
+///
+/// # Safety
+/// `dst` and `src` hold `STREAM_BUFFERS * n` bytes each and are disjoint.
+#[inline(never)]
+pub unsafe fn stream_ns(dst: *mut u8, src: *const u8, n: usize, depth: usize, count: usize) -> f64 {
+    let slot = |i: usize| (i % STREAM_BUFFERS) * n;
+    time(|| {
+        for i in 0..count {
+            let o = slot(i);
+            if depth == 0 {
+                // SAFETY: inside the buffers (caller contract).
+                unsafe { memcpy(dst.add(o), src.add(o), n) };
+                continue;
+            }
+            if i >= depth {
+                csync(dst.wrapping_add(slot(i - depth)) as *const c_void, n);
+            }
+            // SAFETY: inside the buffers; synced before reuse or below.
+            unsafe { acopy(dst.add(o), src.add(o), n) };
+        }
+        if depth != 0 {
+            for i in count.saturating_sub(depth)..count {
+                csync(dst.wrapping_add(slot(i)) as *const c_void, n);
+            }
+        }
+    })
+}

@@ -22,7 +22,7 @@
 //! it reads the faulted copy's destination once that copy finished (see
 //! `tracker`, "Absorption and faults").
 
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Once;
 
 static INSTALLED: AtomicBool = AtomicBool::new(false);
@@ -73,6 +73,84 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
     }
 }
 
+/// Changes of the SIGSEGV/SIGBUS actions the program made through
+/// libcopier's `sigaction`/`signal` interposers ([`note_sigaction`]).
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+/// [`CHANGES`] as of the last full check of [`ensure_first`] (`u64::MAX`:
+/// none yet).
+static CHECKED: AtomicU64 = AtomicU64::new(u64::MAX);
+/// True once [`install`] saw that the process's `sigaction` calls reach the
+/// interposer (the probe in [`probe_interposer`]); until then, and when they
+/// do not (libcopier `dlopen`ed after the program bound `sigaction` to
+/// libc), every [`ensure_first`] queries the kernel.
+static WATCHED: AtomicBool = AtomicBool::new(false);
+/// Set by the interposer when it sees the probe's call (signal 0).
+static PROBE_HIT: AtomicBool = AtomicBool::new(false);
+
+/// libcopier's `sigaction`/`signal` interposers: the program called one
+/// for `sig`, setting an action (`sets`) or only querying. Call after the
+/// real call returned, so a check that reads the new count also sees the
+/// new action. Async-signal-safe (two atomics).
+pub fn note_sigaction(sig: libc::c_int, sets: bool) {
+    if sig == 0 {
+        PROBE_HIT.store(true, Ordering::Relaxed);
+    }
+    if sets && (sig == libc::SIGSEGV || sig == libc::SIGBUS) {
+        // Release: pairs with the Acquire load in `ensure_first` (and the
+        // program's later submit publishes after this in program order)
+        CHANGES.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// `sigaction` as libc defines it (`dlsym(RTLD_NEXT)` from this object:
+/// the definition after libcopier's interposer), resolved once.
+pub type SigactionFn = unsafe extern "C" fn(libc::c_int, *const libc::sigaction, *mut libc::sigaction) -> libc::c_int;
+
+static REAL_SIGACTION: AtomicUsize = AtomicUsize::new(0);
+
+/// The `sigaction` after libcopier's interposer (libc's): `None` when the
+/// dynamic linker has none (then libc's `__sigaction` alias is tried).
+pub fn real_sigaction() -> Option<SigactionFn> {
+    let mut f = REAL_SIGACTION.load(Ordering::Acquire);
+    if f == 0 {
+        // SAFETY: dlsym with constant names; the result, if any, is libc's
+        // `sigaction` (or its `__sigaction` alias), of the C signature above.
+        unsafe {
+            f = libc::dlsym(libc::RTLD_NEXT, c"sigaction".as_ptr()) as usize;
+            if f == 0 {
+                f = libc::dlsym(libc::RTLD_DEFAULT, c"__sigaction".as_ptr()) as usize;
+            }
+        }
+        REAL_SIGACTION.store(f, Ordering::Release);
+    }
+    // SAFETY: a non-zero value is a resolved `sigaction` (above).
+    (f != 0).then(|| unsafe { core::mem::transmute::<usize, SigactionFn>(f) })
+}
+
+/// Call libc's `sigaction` directly (not the interposer: libcopier's own
+/// calls are no program change).
+///
+/// # Safety
+/// As `sigaction`.
+unsafe fn sys_sigaction(sig: libc::c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> libc::c_int {
+    match real_sigaction() {
+        // SAFETY: caller contract.
+        Some(f) => unsafe { f(sig, act, old) },
+        // SAFETY: caller contract (no dynamic libc: nothing interposes).
+        None => unsafe { libc::sigaction(sig, act, old) },
+    }
+}
+
+/// Do calls of the `sigaction` symbol reach libcopier's interposer? A query
+/// of signal 0 (which libc refuses, changing nothing) through the symbol as
+/// the process binds it: the interposer notes signal 0.
+fn probe_interposer() -> bool {
+    PROBE_HIT.store(false, Ordering::Relaxed);
+    // SAFETY: a query with null pointers; signal 0 is invalid (EINVAL).
+    unsafe { libc::sigaction(0, core::ptr::null(), core::ptr::null_mut()) };
+    PROBE_HIT.load(Ordering::Relaxed)
+}
+
 /// Put our handler back in front when the program replaced it after
 /// [`install`] (a test harness installs its SIGSEGV handler per case,
 /// restores the previous one, installs again...): the program's action
@@ -81,17 +159,34 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
 /// handler. Called before tasks are ingested (`Tracker::ingest_all`): a
 /// task is executed only after an ingest, and the program's `sigaction`
 /// came before its submit, so that copy runs with our handler in front;
-/// also by waiters before they execute copies. Two `sigaction` queries per
-/// call, one per signal (~140 ns each here).
+/// also by waiters before they execute copies.
+///
+/// Cost: one load and a compare while the program has not changed either
+/// action since the last check (libcopier interposes `sigaction` and the
+/// `signal` family and counts the changes, [`note_sigaction`]); otherwise,
+/// and when the interposer does not see the process's calls, two
+/// `sigaction` queries (~140 ns each here). A program that changes the
+/// actions with a raw `rt_sigaction` system call bypasses the count.
+#[inline]
 pub fn ensure_first() {
     if !installed() {
         return;
     }
+    let seen = CHANGES.load(Ordering::Acquire);
+    if WATCHED.load(Ordering::Relaxed) && CHECKED.load(Ordering::Relaxed) == seen {
+        return;
+    }
+    check_first();
+    CHECKED.store(seen, Ordering::Relaxed);
+}
+
+#[cold]
+fn check_first() {
     for sig in [libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: sigaction is plain data; querying the current action.
         let mut cur: libc::sigaction = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
-        unsafe { libc::sigaction(sig, core::ptr::null(), &mut cur) };
+        unsafe { sys_sigaction(sig, core::ptr::null(), &mut cur) };
         if is_copier_action(&cur) {
             continue;
         }
@@ -105,7 +200,7 @@ pub fn ensure_first() {
         // other); sigaction writes the replaced action there.
         unsafe {
             let slot = (&raw mut OLD[i][next]).cast::<libc::sigaction>();
-            if libc::sigaction(sig, &ours, slot) == 0 {
+            if sys_sigaction(sig, &ours, slot) == 0 {
                 if is_copier_action(&*slot) {
                     // (raced with another re-install: keep the chain as it was)
                     continue;
@@ -131,8 +226,9 @@ pub fn install() {
         unsafe {
             let mut sa: libc::sigaction = core::mem::zeroed();
             our_action(&mut sa);
-            let ok1 = libc::sigaction(libc::SIGSEGV, &sa, (&raw mut OLD[0][0]).cast()) == 0;
-            let ok2 = libc::sigaction(libc::SIGBUS, &sa, (&raw mut OLD[1][0]).cast()) == 0;
+            let ok1 = sys_sigaction(libc::SIGSEGV, &sa, (&raw mut OLD[0][0]).cast()) == 0;
+            let ok2 = sys_sigaction(libc::SIGBUS, &sa, (&raw mut OLD[1][0]).cast()) == 0;
+            WATCHED.store(probe_interposer(), Ordering::Relaxed);
             if ok1 && ok2 {
                 INSTALLED.store(true, Ordering::Release);
             }
@@ -183,7 +279,7 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
             let mut sa: libc::sigaction = core::mem::zeroed();
             sa.sa_sigaction = libc::SIG_DFL;
             libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, core::ptr::null_mut());
+            sys_sigaction(sig, &sa, core::ptr::null_mut());
         } else if (*old).sa_flags & libc::SA_SIGINFO != 0 {
             let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = core::mem::transmute(h);
             f(sig, info, ctx);

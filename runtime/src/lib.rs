@@ -13,6 +13,7 @@
 
 pub mod capi;
 mod scope;
+mod signals;
 
 pub use scope::{scope, Pending, Scope};
 
