@@ -670,6 +670,24 @@ enum Mode {
 /// on). Returns false when the service gave up (blocked, faulted, or out of
 /// `budget` bytes).
 fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
+    // reuse this thread's work lists (a nested drive, from a completion
+    // handler, finds them taken and starts empty ones)
+    let (mut stack, mut deps) = DRIVE_LISTS.try_with(|l| l.take()).unwrap_or_default();
+    stack.clear();
+    let r = drive_with(target, mode, budget, &mut stack, &mut deps);
+    let _ = DRIVE_LISTS.try_with(|l| l.set((stack, deps)));
+    r
+}
+
+/// The work lists of [`drive`]: the stack of ranges to complete, and the
+/// dependencies found for one claim.
+type DriveLists = (Vec<(TaskRef, u32, u32)>, Vec<(TaskRef, u32, u32)>);
+
+thread_local! {
+    static DRIVE_LISTS: Cell<DriveLists> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+fn drive_with(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize, stack: &mut Vec<(TaskRef, u32, u32)>, deps: &mut Vec<(TaskRef, u32, u32)>) -> bool {
     // Claims start at `exec_batch` segments and double up to `claim_max` (slow start:
     // the first bytes are ready soon, later claims amortize the atomics);
     // completion is published every `sub` segments so readers can follow.
@@ -680,8 +698,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
     if entry(first.0).desc.is_done(first.0.pos, first.1, first.2) {
         return true;
     }
-    let mut stack = vec![target];
-    let mut deps = Vec::new();
+    stack.push(target);
     while let Some(&(t, lo, hi)) = stack.last() {
         let e = entry(t);
         let d = &e.desc;
@@ -767,7 +784,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
         let mut end = b;
         if flags & DEPS_CLEAR == 0 {
             deps.clear();
-            if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, &mut deps) {
+            if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, deps) {
                 d.unclaim(kb, b);
                 notify_progress();
                 if kb == a {
@@ -777,7 +794,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                         wait_until(|| can_progress(d, t.pos, k, hi));
                         continue;
                     }
-                    stack.append(&mut deps);
+                    stack.append(deps);
                     continue;
                 }
                 end = kb;
@@ -802,7 +819,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             }
             deps.clear();
             // SAFETY: we own the claim on [c, ce) and its dependencies are done.
-            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable, &mut deps) };
+            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable, deps) };
             if mark {
                 let _ = REPLAY.try_with(|r| r.set((0, 0, 0, 0)));
             }
@@ -833,7 +850,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                     d.unclaim(c, end);
                     notify_progress();
                     batch = base;
-                    stack.append(&mut deps);
+                    stack.append(deps);
                     break;
                 }
             }
