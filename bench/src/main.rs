@@ -3,7 +3,7 @@
 //! machine hits both sides alike.
 //!
 //! ```text
-//! copier-bench [all|copy-parse|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]
+//! copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]
 //! ```
 //! Regimes (copy-parse): `warm` reuses one source and one destination (all
 //! in cache: the worst case for an asynchronous copy), `cold` rotates the
@@ -126,6 +126,23 @@ fn debug_counters() {
         use std::sync::atomic::Ordering::Relaxed;
         let st = copier::stats::snapshot();
         println!("   service {} B, helpers {} B; {}", c.service_bytes.swap(0, Relaxed), c.helper_bytes.swap(0, Relaxed), st.line());
+    }
+}
+
+fn window(quick: bool) {
+    println!("# copy, then a front-to-back parse in another (noinline) function: A = memcpy + parse, B = amemcpy + the parse reading inside csync_ready_end windows; warm 4 MiB buffers; ratio = A/B (target >= 1.3 with the table walk on an idle 2-core machine)");
+    let n = 4 << 20;
+    let (src, dst) = (Buf::new(n, 1), Buf::new(n, 0));
+    let rounds = if quick { 11 } else { 61 };
+    for walk in WALKS {
+        let (mut ha, mut hb) = (0, 0);
+        // SAFETY: n-byte disjoint buffers.
+        let (a, b) = ab(rounds, || time(|| ha = unsafe { window_parse_memcpy(dst.ptr(), src.ptr(), n, walk) }), || time(|| hb = unsafe { window_parse_amemcpy(dst.ptr(), src.ptr(), n, walk) }));
+        assert_eq!(ha, hb, "same parse result");
+        let r = a / b;
+        let tgt = if walk.0 == "table" { if r >= 1.3 { "target 1.3: met" } else { "target 1.3: NOT met" } } else { "" };
+        row(&format!("window {} {}", walk.0, kib(n)), a, b, r, tgt);
+        debug_counters();
     }
 }
 
@@ -288,7 +305,7 @@ fn main() {
             if !e.is_empty() {
                 eprintln!("copier-bench: {e}");
             }
-            eprintln!("usage: copier-bench [all|copy-parse|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]");
+            eprintln!("usage: copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]");
             std::process::exit(2);
         }
     };
@@ -318,6 +335,10 @@ fn main() {
     }
     if all || w == "bandwidth" {
         bandwidth(args.quick);
+        ran = true;
+    }
+    if all || w == "window" {
+        window(args.quick);
         ran = true;
     }
     if all || w == "stream" {
