@@ -40,6 +40,12 @@ pub const FLAG_MOVE: u32 = copier_abi::COPIER_MOVE;
 /// Internal: source and destination overlap; the task is one segment
 /// executed with an overlap-safe move.
 pub const FLAG_OVERLAP: u32 = 1 << 16;
+/// Internal: set by the ingest when the task absorbed (its `ext.redirects`
+/// are not empty), `Release` after writing them; cleared by the next submit
+/// into the slot. Lets [`own_fast_wait`] read the redirects of the tasks
+/// that have some only, on the slot's first line, which only the producer
+/// writes otherwise.
+pub const FLAG_ABSORBS: u32 = 1 << 17;
 
 /// Most clients (threads with a copy queue) at once; more threads copy
 /// synchronously. A handle stores the client index in 8 bits.
@@ -762,6 +768,12 @@ fn drive_with(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize, stack
             if hi < d.nsegs() && help_ahead(e, t, hi, base) {
                 continue;
             }
+            // ... or with the newest copies of this thread's own queue
+            // (a stream that keeps copies in flight: the service works
+            // oldest first, so both cores copy and rarely meet)
+            if help_newest(base) {
+                continue;
+            }
             wait_until(|| can_progress(d, t.pos, k, hi));
             continue;
         };
@@ -861,6 +873,29 @@ fn drive_with(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize, stack
         }
     }
     true
+}
+
+/// Most of the calling thread's newest tasks [`help_newest`] looks at.
+const HELP_NEWEST: u64 = 4;
+
+/// A waiter whose range other executors hold: execute one claim (up to
+/// `batch` segments) of the newest task of the calling thread's own queue
+/// that has unclaimed segments (among the [`HELP_NEWEST`] newest). Returns
+/// true when it copied something.
+fn help_newest(batch: u32) -> bool {
+    let Some((c, _)) = local() else { return false };
+    // SAFETY: leaked client (or null).
+    let Some(c) = (unsafe { c.as_ref() }) else { return false };
+    let Some(r) = ring_of(c) else { return false };
+    let (t, h) = (r.tail(), r.head());
+    for p in (t.max(h.saturating_sub(HELP_NEWEST))..h).rev() {
+        let e = r.slot(p);
+        let d = &e.desc;
+        if d.pos() == p && d.any_unclaimed(0, d.nsegs()) && help_ahead(e, TaskRef { client: c.idx, pos: p }, 0, batch) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Execute one run of up to `batch` unclaimed segments of `t` from `from`
@@ -1573,24 +1608,35 @@ fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
 }
 
 /// Most tasks of the caller's own queue the lock-free fast path scans.
-const FAST_SCAN: u64 = 16;
+const FAST_SCAN: u64 = 32;
 
 /// Visit the address ranges task `e` accesses: `f(addr, len, task_off,
 /// is_write)`; the nominal source is always included (a superset of what an
-/// absorbing task reads).
+/// absorbing task reads), and the absorbed sources once the ingest recorded
+/// them ([`FLAG_ABSORBS`]).
 fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool)) {
     let n = e.len();
     f(e.dst(), n, 0, true);
     f(e.src(), n, 0, false);
-    // SAFETY: the caller checked INGESTED (Acquire) on a task of its own
-    // queue: ext is immutable until this thread reuses the slot.
-    for r in unsafe { &(*e.ext.get()).redirects } {
-        f(r.src, r.len, r.off, false);
+    if e.flags.load(Ordering::Acquire) & FLAG_ABSORBS != 0 {
+        // SAFETY: FLAG_ABSORBS (Acquire) is set after the ingest wrote ext,
+        // which stays immutable until this thread reuses the slot.
+        for r in unsafe { &(*e.ext.get()).redirects } {
+            f(r.src, r.len, r.off, false);
+        }
     }
 }
 
-/// The caller's own queue holds every pending task of the process, few and
-/// all ingested: return its ring and position range (`None` otherwise).
+/// The caller's own queue holds every pending task of the process, and few:
+/// return its ring and position range (`None` otherwise).
+///
+/// Its tasks need not be ingested. What a task not ingested yet will read
+/// besides its own source is what it absorbs at its ingest: the source (or
+/// absorbed source) of a copy pending then, so of one pending now, which
+/// the scan covers; a task whose ingest is under way holds the tracker
+/// lock, so the copies it absorbs from cannot retire (leave `tail..head`)
+/// before its [`FLAG_ABSORBS`] is visible to a scan that reads `tail`
+/// after that retire.
 fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
     let (cptr, _) = local()?;
     // SAFETY: leaked client.
@@ -1609,12 +1655,6 @@ fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
     if h - t > FAST_SCAN {
         return None;
     }
-    for p in t..h {
-        let d = &r.slot(p).desc;
-        if d.pos() == p && d.flags() & (INGESTED | RETIRED) == 0 {
-            return None;
-        }
-    }
     Some((r, t, h))
 }
 
@@ -1632,7 +1672,9 @@ fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
     for p in t..h {
         let e = r.slot(p);
         let d = &e.desc;
-        if d.pos() != p || d.flags() & RETIRED != 0 {
+        // (pos and the shift are on the slot's first line, which only this
+        // thread writes; the done bits are read for overlapping tasks only)
+        if d.pos() != p {
             continue;
         }
         let shift = d.seg_shift();
@@ -1682,7 +1724,8 @@ fn own_fast_window(from: usize) -> Option<usize> {
     for p in t..h {
         let e = r.slot(p);
         let d = &e.desc;
-        if d.pos() != p || d.flags() & RETIRED != 0 {
+        // (a retired task's segments are all done: no first_undone)
+        if d.pos() != p {
             continue;
         }
         let shift = d.seg_shift();

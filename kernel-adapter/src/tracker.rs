@@ -75,7 +75,7 @@
 //! `C` inherits `W`'s edges so whatever `W` waited for still orders `C`.
 
 use crate::desc::{DEPS_CLEAR, DROPPED, FAULTED, INGESTED, RETIRED};
-use crate::service::{entry, Edge, Entry, TaskRef, FLAG_LAZY, FLAG_OVERLAP};
+use crate::service::{entry, Edge, Entry, TaskRef, FLAG_ABSORBS, FLAG_LAZY, FLAG_OVERLAP};
 use crate::stats::COUNTERS;
 use crate::sys::FutexMutex;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -479,6 +479,10 @@ impl Tracker {
         }
         ext.redirects.sort_by_key(|r| r.off);
         coalesce_redirects(&mut ext.redirects);
+        if !ext.redirects.is_empty() {
+            // Release: `own_fast_wait` reads the redirects after this bit
+            e.flags.fetch_or(FLAG_ABSORBS, Ordering::Release);
+        }
 
         // tasks whose output this task reads (never dropped below)
         let raw_on: Vec<TaskRef> = ext.edges.iter().map(|e| e.t).collect();
