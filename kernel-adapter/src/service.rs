@@ -1127,6 +1127,8 @@ fn service_main() {
     let _busy = Busy::enter();
     let mut last_work = now_ns();
     let mut idle_timeout: u64 = 1_000_000;
+    // the adaptive poll window, ns (see `poll_max_us`)
+    let mut poll_ns = config::get(&opt::poll_us) as u64 * 1000;
     loop {
         if STATE.load(Ordering::Acquire) != ST_RUNNING {
             break;
@@ -1155,7 +1157,7 @@ fn service_main() {
             continue;
         }
         let idle = now - last_work;
-        if idle < config::get(&opt::poll_us) as u64 * 1000 {
+        if idle < poll_ns {
             if idle < 50_000 {
                 // busy-poll right after work (the next submit is likely close)
                 for _ in 0..32 {
@@ -1185,8 +1187,15 @@ fn service_main() {
             continue;
         }
         let timeout = if lazy_pending() { config::get(&opt::lazy_window_us) as u64 * 1000 } else { idle_timeout };
+        let parked = now_ns();
         futex_wait(&SLEEPING, 1, Some(timeout.clamp(10_000, 1_000_000_000)));
         let woken = SLEEPING.swap(0, Ordering::Relaxed) == 0;
+        // Adaptive polling (KVM's halt_poll_ns grow/shrink): a submit that
+        // woke the service soon after it parked paid the wake-up (~1 ms on
+        // a loaded machine, while its waiting thread copies alone), which a
+        // longer poll would have saved; a park that timed out was right.
+        let (lo, hi) = (config::get(&opt::poll_us) as u64 * 1000, config::get(&opt::poll_max_us) as u64 * 1000);
+        poll_ns = if woken && now_ns() - parked < hi { (poll_ns * 2).min(hi) } else { poll_ns / 2 }.max(lo);
         idle_timeout = if woken || !nothing_pending() { 1_000_000 } else { (idle_timeout * 2).min(1_000_000_000) };
         last_work = now_ns();
     }
