@@ -307,7 +307,8 @@ impl RangeMap {
             }
         }
         let mut x = self.runs.range(..lo).next_back().filter(|(_, r)| r.end > lo).map_or(lo, |(&s, _)| s);
-        while let Some((&s, r)) = self.runs.range_mut(x..hi).next() {
+        while x < hi {
+            let Some((&s, r)) = self.runs.range_mut(x..hi).next() else { break };
             self.work += Self::forget(r, t, seq);
             x = r.end;
             if r.writer.is_none() && r.readers.is_empty() {
@@ -978,6 +979,25 @@ mod tests {
         assert!(!m.has_writer(100, 120));
         m.remove(120, 180, tr(3), 3);
         assert!(m.is_empty(), "every run removed");
+    }
+
+    #[test]
+    fn remove_stops_inside_a_run_that_reaches_past_the_range() {
+        // task 1 reads [100, 200); task 2 writes [150, 300): runs [100,150)
+        // [150,200) [200,300); retiring task 1 visits the first two only
+        let mut m = RangeMap::new();
+        m.add_reader(100, 200, acc(1, 0));
+        m.add_writer(150, 300, acc(2, 0));
+        m.remove(100, 200, tr(1), 1);
+        let mut seen = Vec::new();
+        m.visit(0, 400, |a, b, w, r| seen.push((a, b, w.map(|x| x.t.pos), r.count())));
+        assert_eq!(seen, vec![(150, 200, Some(2), 0), (200, 300, Some(2), 0)]);
+        // a fresh range is one run of its own, removed with one search
+        assert!(!m.overlaps(300, 400) && m.overlaps(299, 301));
+        m.insert_fresh(300, 400, acc(3, 0), false);
+        m.remove(300, 400, tr(3), 3);
+        m.remove(150, 300, tr(2), 2);
+        assert!(m.is_empty());
     }
 
     #[test]
