@@ -22,7 +22,7 @@
 //! it reads the faulted copy's destination once that copy finished (see
 //! `tracker`, "Absorption and faults").
 
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
 
 static INSTALLED: AtomicBool = AtomicBool::new(false);
@@ -74,11 +74,9 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
 }
 
 /// Changes of the SIGSEGV/SIGBUS actions the program made through
-/// libcopier's `sigaction`/`signal` interposers ([`note_sigaction`]).
-static CHANGES: AtomicU64 = AtomicU64::new(0);
-/// [`CHANGES`] as of the last full check of [`ensure_first`] (`u64::MAX`:
-/// none yet).
-static CHECKED: AtomicU64 = AtomicU64::new(u64::MAX);
+/// libcopier's `sigaction`/`signal` interposers ([`note_sigaction`]), and
+/// the count the last full check of [`ensure_first`] saw.
+static WATCH: crate::watch::ChangeWatch = crate::watch::ChangeWatch::new();
 /// True once [`install`] saw that the process's `sigaction` calls reach the
 /// interposer (the probe in [`probe_interposer`]); until then, and when they
 /// do not (libcopier `dlopen`ed after the program bound `sigaction` to
@@ -96,9 +94,9 @@ pub fn note_sigaction(sig: libc::c_int, sets: bool) {
         PROBE_HIT.store(true, Ordering::Relaxed);
     }
     if sets && (sig == libc::SIGSEGV || sig == libc::SIGBUS) {
-        // Release: pairs with the Acquire load in `ensure_first` (and the
-        // program's later submit publishes after this in program order)
-        CHANGES.fetch_add(1, Ordering::Release);
+        // (the program's later submit publishes after this in program
+        // order: its ingest sees the count)
+        WATCH.note();
     }
 }
 
@@ -172,12 +170,14 @@ pub fn ensure_first() {
     if !installed() {
         return;
     }
-    let seen = CHANGES.load(Ordering::Acquire);
-    if WATCHED.load(Ordering::Relaxed) && CHECKED.load(Ordering::Relaxed) == seen {
+    let due = WATCH.due();
+    if WATCHED.load(Ordering::Relaxed) && due.is_none() {
         return;
     }
     check_first();
-    CHECKED.store(seen, Ordering::Relaxed);
+    if let Some(seen) = due {
+        WATCH.checked(seen);
+    }
 }
 
 #[cold]

@@ -233,4 +233,47 @@ mod loom_tests {
             assert_eq!(seen, vec![1, 2, 3]);
         });
     }
+
+    /// The csync fast path's reading of absorbed sources (`service`,
+    /// `own_pending_only`): an ingest under the tracker lock records that
+    /// task X absorbs from copy W's source (the redirect, then the
+    /// `FLAG_ABSORBS` bit with `Release`) only while W is pending; W's
+    /// retire, under the same lock, frees its slot (`set_tail`, `Release`).
+    /// A scan that reads `tail` (`Acquire`) past W, and so no longer sees
+    /// W's source, must see X's bit and redirect, or X never absorbs.
+    #[test]
+    fn absorbed_source_visible_once_its_copy_retired() {
+        use loom::sync::Mutex;
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(|| {
+            // (slot 0 is W; the payload of a slot is X's redirect source)
+            let r: Arc<Ring<AtomicUsize>> = Arc::new(Ring::new(2, || AtomicUsize::new(0)));
+            let flag = Arc::new(AtomicUsize::new(0));
+            let lock = Arc::new(Mutex::new(false)); // W retired
+            let (r2, f2, l2) = (r.clone(), flag.clone(), lock.clone());
+            let ingest = thread::spawn(move || {
+                let retired = l2.lock().unwrap();
+                if !*retired {
+                    r2.slot(1).store(0xa, Ordering::Relaxed);
+                    f2.fetch_or(1, Ordering::Release);
+                }
+            });
+            let (r3, l3) = (r.clone(), lock.clone());
+            let retire = thread::spawn(move || {
+                let mut retired = l3.lock().unwrap();
+                *retired = true;
+                r3.set_tail(1);
+            });
+            let tail = r.tail();
+            let seen = flag.load(Ordering::Acquire);
+            let redirect = r.slot(1).load(Ordering::Relaxed);
+            ingest.join().unwrap();
+            retire.join().unwrap();
+            if tail == 1 {
+                let absorbed = r.slot(1).load(Ordering::Relaxed) != 0;
+                assert!(!absorbed || (seen == 1 && redirect == 0xa), "scan missed an absorbed source");
+            }
+        });
+    }
 }
