@@ -1636,16 +1636,11 @@ fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool)) {
     }
 }
 
-/// The caller's own queue holds every pending task of the process, and few:
-/// return its ring and position range (`None` otherwise).
-///
-/// Its tasks need not be ingested. What a task not ingested yet will read
-/// besides its own source is what it absorbs at its ingest: the source (or
-/// absorbed source) of a copy pending then, so of one pending now, which
-/// the scan covers; a task whose ingest is under way holds the tracker
-/// lock, so the copies it absorbs from cannot retire (leave `tail..head`)
-/// before its [`FLAG_ABSORBS`] is visible to a scan that reads `tail`
-/// after that retire.
+/// The caller's own queue holds every pending task of the process, few,
+/// and all ingested (it ingests them itself when the tracker lock is free):
+/// return its ring and position range (`None` otherwise). Ingested, so
+/// every absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
+/// `Ring::ingested` is `Acquire`, after the ingest set the flag).
 fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
     let (cptr, _) = local()?;
     // SAFETY: leaked client.
@@ -1663,6 +1658,14 @@ fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
     let (t, h) = (r.tail(), r.head());
     if h - t > FAST_SCAN {
         return None;
+    }
+    if r.ingested() != h {
+        // ingest them here, unless the lock is busy (the service holds it
+        // only between copies)
+        TRACKER.try_lock()?.ingest_all();
+        if r.ingested() != h {
+            return None;
+        }
     }
     Some((r, t, h))
 }
