@@ -28,6 +28,8 @@ PACKAGES=(
   zlib1g-dev
   # CopierGen shim formatting check (scripts/tests.d/30-pass.sh)
   clang-format-22
+  # instruction-count gate (scripts/tests.d/65-callgrind-gate.sh)
+  valgrind
   # build helpers
   binutils
   cmake

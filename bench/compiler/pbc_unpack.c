@@ -3,12 +3,15 @@
  * consumer that reads every payload (sampled, as a checksum or a header
  * parse would). Built against a libprotobuf-c compiled with or without
  * CopierGen; prints "ns_per_round=<n> checksum=<hex>" for ROUNDS rounds.
+ * MODE `pack` times packing the same message instead (into one reused wire
+ * buffer, then the same sampled read of the wire bytes).
  *
- * Usage: pbc_unpack [CHUNKS] [PAYLOAD_BYTES] [ROUNDS]
+ * Usage: pbc_unpack [CHUNKS] [PAYLOAD_BYTES] [ROUNDS] [unpack|pack]
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bigmsg.pb-c.h"
@@ -23,6 +26,12 @@ int main(int argc, char **argv) {
     size_t chunks = argc > 1 ? strtoul(argv[1], NULL, 10) : 16;
     size_t payload = argc > 2 ? strtoul(argv[2], NULL, 10) : 256 * 1024;
     int rounds = argc > 3 ? atoi(argv[3]) : 200;
+    const char *mode = argc > 4 ? argv[4] : "unpack";
+    int pack = strcmp(mode, "pack") == 0;
+    if (!pack && strcmp(mode, "unpack") != 0) {
+        fprintf(stderr, "pbc_unpack: MODE must be unpack or pack, not %s\n", mode);
+        return 2;
+    }
 
     Batch batch = BATCH__INIT;
     Chunk *cs = calloc(chunks, sizeof *cs);
@@ -44,7 +53,15 @@ int main(int argc, char **argv) {
 
     uint64_t sum = 0;
     uint64_t start = now_ns();
-    for (int r = 0; r < rounds; r++) {
+    for (int r = 0; pack && r < rounds; r++) {
+        if (batch__pack(&batch, wire) != wire_len) {
+            fprintf(stderr, "pbc_unpack: pack wrote the wrong length\n");
+            return 1;
+        }
+        for (size_t j = 0; j < wire_len; j += 64)
+            sum = sum * 31 + wire[j];
+    }
+    for (int r = 0; !pack && r < rounds; r++) {
         Batch *b = batch__unpack(NULL, wire_len, wire);
         if (!b || b->n_chunks != chunks) {
             fprintf(stderr, "pbc_unpack: unpack failed\n");

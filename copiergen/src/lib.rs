@@ -5,7 +5,8 @@
 //! Entry points: `copiergen cc|c++ <clang arguments>` (also the executables
 //! `copiergen-cc`, `copiergen-cxx` and, installed as symlinks,
 //! `copiergen-c++`, for build systems that want one path as the compiler),
-//! `copiergen opt`, `copiergen cargo`, `copiergen install`, `copiergen print`.
+//! `copiergen opt`, `copiergen cargo`, `copiergen install`, `copiergen report`,
+//! `copiergen print`.
 //! See `copiergen --help`.
 
 pub mod args;
@@ -15,6 +16,7 @@ pub mod error;
 pub mod install;
 pub mod opt;
 pub mod options;
+pub mod report;
 pub mod resources;
 pub mod tools;
 
@@ -56,6 +58,9 @@ enum Cmd {
     /// Install copiergen, its compiler entry points, the plugin, libcopier and
     /// copier.h under a prefix (bin/, lib/, include/).
     Install(install::InstallArgs),
+    /// Print the per-site table (copies, bytes, async share, windows, waits,
+    /// state) of stats files written by programs built with copiergen.
+    Report(report::ReportArgs),
     /// Print a resource path or flag set, for scripts.
     Print {
         /// What to print.
@@ -211,6 +216,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         }
         Cmd::Opt(a) => opt::run(&a),
         Cmd::Install(a) => install::run(&a).map(|()| 0),
+        Cmd::Report(a) => report::run(&a),
         Cmd::Print { what } => print(what).map(|()| 0),
     };
     match result {

@@ -39,6 +39,12 @@ options! {
     queue_depth: 256, count;
     /// 1: print the counters line to stderr at exit.
     stats: 0, flag;
+    /// 1: also print one line per CopierGen copy site at exit (COPIER_STATS=sites sets it and stats; the stats file gets the lines too).
+    sites: 0, flag;
+    /// A copy site whose asynchronous copies did not pay in at least 90% of this many observations runs its copies inline from then on (0: never).
+    adapt_after: 64, count;
+    /// An asynchronous copy paid when the program ran this many nanoseconds or more while it was in flight (its window minus the time spent waiting for it): the submission's cost.
+    adapt_gain_ns: 2000, count;
     /// Append the counters line, with ` pid=N`, to this file at exit (O_APPEND: many processes may share it; a relative path is taken from the working directory at start; COPIER_STATS_FILE sets it too, and suits paths with ':' or ','). Reads 1 while a file is set.
     stats_file: 0, path;
     /// 0: no service thread; every copy is synchronous.
@@ -217,6 +223,12 @@ pub fn load_env() {
         }
     }
     if let Ok(v) = std::env::var("COPIER_STATS") {
+        let v = if v.trim() == "sites" {
+            let _ = set("sites", "1");
+            "1".to_owned()
+        } else {
+            v
+        };
         if let Err(e) = set("stats", &v) {
             eprintln!("copier: COPIER_STATS: {e}; ignored");
         }

@@ -190,6 +190,9 @@ mod imp {
     static FAST: AtomicPtr<FastPath> = AtomicPtr::new(&OWN as *const FastPath as *mut FastPath);
     /// Clients holding the gate (0: no task pending anywhere).
     static HOLDS: AtomicUsize = AtomicUsize::new(0);
+    static OWN_PENDING: AtomicUsize = AtomicUsize::new(0);
+    /// The pending word compiled programs read (see [`install_pending`]).
+    static PENDING: AtomicPtr<AtomicUsize> = AtomicPtr::new(&OWN_PENDING as *const AtomicUsize as *mut AtomicUsize);
 
     /// Closed until the library initialized (options read).
     pub const CLOSED_INIT: u32 = 1;
@@ -205,17 +208,19 @@ mod imp {
         threshold: usize,
         /// Longest copy + 1 the entry points copy themselves.
         vec_limit: usize,
+        /// This runtime's 1 is in the pending word.
+        published: bool,
     }
 
     /// Serializes every write of `FAST.limit`/`FAST.holds`, so the limit
     /// always matches the latest state (transitions are rare).
     static STATE: FutexMutex<State> =
-        FutexMutex::new(State { holds: 0, closed: CLOSED_INIT, threshold: copier_abi::DEFAULT_THRESHOLD, vec_limit: 0 });
+        FutexMutex::new(State { holds: 0, closed: CLOSED_INIT, threshold: copier_abi::DEFAULT_THRESHOLD, vec_limit: 0, published: false });
 
     fn update(f: impl FnOnce(&mut State)) {
         let mut s = STATE.lock();
         f(&mut s);
-        publish(&s);
+        publish(&mut s);
     }
 
     fn fast() -> &'static FastPath {
@@ -223,8 +228,25 @@ mod imp {
         unsafe { &*FAST.load(Ordering::Acquire) }
     }
 
-    fn publish(s: &State) {
+    fn publish(s: &mut State) {
         HOLDS.store(s.holds, Ordering::Release);
+        // This runtime adds 1 to the pending word while it has something
+        // pending, and takes it back after: a word that two runtimes of one
+        // process share (two copies of libcopier bound to one symbol) is 0
+        // only when neither has. Release: pairs with the compiled program's
+        // Acquire load; a reader of 0 sees every copy retired before the
+        // last release.
+        let pending = s.holds != 0 || s.closed & CLOSED_HOOKS != 0;
+        if pending != s.published {
+            // SAFETY: PENDING only ever points at 'static words.
+            let word = unsafe { &*PENDING.load(Ordering::Acquire) };
+            if pending {
+                word.fetch_add(1, Ordering::Release);
+            } else {
+                word.fetch_sub(1, Ordering::Release);
+            }
+        }
+        s.published = pending;
         let lim = if s.holds == 0 && s.closed == 0 { s.threshold } else { 0 };
         // Release: pairs with the fast path's Acquire; a reader of an open
         // limit sees every copy retired before the last release.
@@ -248,7 +270,22 @@ mod imp {
         FAST.store(f as *const FastPath as *mut FastPath, Ordering::Release);
         old.limit.store(0, Ordering::Release);
         old.inline_limit.store(0, Ordering::Release);
-        publish(&s);
+        publish(&mut s);
+    }
+
+    /// Make `word` the pending word the gate publishes (`copier_abi::symbols::
+    /// PENDING`: non-zero while a client holds the gate or a checker is
+    /// registered, whose hooks must see every sync). Call once, at init.
+    pub fn install_pending(word: &'static AtomicUsize) {
+        let mut s = STATE.lock();
+        if s.published {
+            // move our contribution over
+            // SAFETY: PENDING only ever points at 'static words.
+            unsafe { &*PENDING.load(Ordering::Acquire) }.fetch_sub(1, Ordering::Release);
+            s.published = false;
+        }
+        PENDING.store(word as *const AtomicUsize as *mut AtomicUsize, Ordering::Release);
+        publish(&mut s);
     }
 
     /// One more client holds the gate.

@@ -102,8 +102,13 @@ pub fn print_line() {
 /// POSIX `write`, "If the O_APPEND flag ... is set"). Errors are reported
 /// on stderr; they never abort the exit.
 pub fn append_line(path: &std::path::Path) {
+    append_text(path, &format!("{} pid={}\n", snapshot().line(), std::process::id()));
+}
+
+/// Append `line` (whole lines) to `path` with one `write(2)` on an
+/// `O_APPEND` descriptor (see [`append_line`]).
+pub fn append_text(path: &std::path::Path, line: &str) {
     use std::os::unix::ffi::OsStrExt;
-    let line = format!("{} pid={}\n", snapshot().line(), std::process::id());
     let Ok(cpath) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return };
     // SAFETY: open(2) with a NUL-terminated path; write(2) and close(2) on
     // the descriptor we opened, with our own buffer.

@@ -25,6 +25,7 @@
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CaptureTracking.h"
+#include "llvm/Analysis/LazyValueInfo.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/MemoryBuiltins.h"
 #include "llvm/Analysis/MemoryLocation.h"
@@ -39,6 +40,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
@@ -492,6 +494,35 @@ bool cg_library_routine_usable(CgFunctionCtx *Ctx, const char *Name,
   return !Def || Def->isDeclaration();
 }
 
+/// The largest value the integer Len can take at its definition, from
+/// ScalarEvolution's unsigned range (known bits, `!range` metadata,
+/// `llvm.assume`, loop trip counts, the dominating conditions it sees) and
+/// ValueTracking's constant range, and LazyValueInfo's range at At (the
+/// copy: conditions that dominate it); UINT64_MAX when unbounded or wider
+/// than 64 bits.
+uint64_t cg_length_max(CgFunctionCtx *Ctx, LLVMValueRef CLen,
+                       LLVMValueRef CAt) {
+  Value *Len = unwrap(CLen);
+  Instruction *At = unwrap<Instruction>(CAt);
+  if (!Len->getType()->isIntegerTy() ||
+      Len->getType()->getIntegerBitWidth() > 64)
+    return UINT64_MAX;
+  ScalarEvolution &SE = Ctx->FAM.getResult<ScalarEvolutionAnalysis>(Ctx->F);
+  APInt Max = SE.getUnsignedRangeMax(SE.getSCEV(Len));
+  ConstantRange CR = computeConstantRange(Len, /*ForSigned=*/false,
+                                          /*UseInstrInfo=*/true);
+  APInt Max2 = CR.getUnsignedMax();
+  if (Max2.ult(Max))
+    Max = Max2;
+  // The conditions on the paths to At (`if (n <= 64) memcpy(d, s, n)`).
+  LazyValueInfo &LVI = Ctx->FAM.getResult<LazyValueAnalysis>(Ctx->F);
+  APInt Max3 =
+      LVI.getConstantRange(Len, At, /*UndefAllowed=*/false).getUnsignedMax();
+  if (Max3.ult(Max))
+    Max = Max3;
+  return Max.getLimitedValue();
+}
+
 /// Loop nesting depth of a block (0 outside loops; irreducible cycles are not
 /// loops).
 uint32_t cg_loop_depth(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
@@ -630,6 +661,122 @@ LLVMValueRef cg_split_if_then(LLVMValueRef Cond, LLVMValueRef Before,
   Instruction *Term = SplitBlockAndInsertIfThen(unwrap(Cond), I,
                                                 /*Unreachable=*/false, Weights);
   return wrap(Term);
+}
+
+/// Splits Before's block: `if (Cond) { <then block> } else { <else block> }`
+/// then Before. Stores both new blocks' terminators (insert each arm's code
+/// before its terminator).
+void cg_split_if_then_else(LLVMValueRef Cond, LLVMValueRef Before,
+                           LLVMValueRef *ThenTerm, LLVMValueRef *ElseTerm) {
+  Instruction *I = unwrap<Instruction>(Before);
+  Instruction *Then = nullptr;
+  Instruction *Else = nullptr;
+  SplitBlockAndInsertIfThenElse(unwrap(Cond), I, &Then, &Else);
+  *ThenTerm = wrap(Then);
+  *ElseTerm = wrap(Else);
+}
+
+/// A copy of F's body as an internal function named Name, for the
+/// nothing-pending dispatch of a guarded function; nullptr when calls to it
+/// could not stand for F's body (variadic, or an argument passed in F's
+/// caller's frame: byval, inalloca, preallocated, swift ABI).
+LLVMValueRef cg_clone_for_dispatch(LLVMValueRef CF, const char *Name) {
+  Function *F = unwrap<Function>(CF);
+  if (F->isVarArg() || F->isDeclaration())
+    return nullptr;
+  for (const Argument &A : F->args())
+    if (A.hasByValAttr() || A.hasInAllocaAttr() || A.hasPreallocatedAttr() ||
+        A.hasSwiftErrorAttr() || A.hasSwiftSelfAttr())
+      return nullptr;
+  ValueToValueMapTy VMap;
+  Function *NF = CloneFunction(F, VMap);
+  NF->setName(Name);
+  NF->setLinkage(GlobalValue::InternalLinkage);
+  NF->setVisibility(GlobalValue::DefaultVisibility);
+  NF->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+  NF->setComdat(nullptr);
+  return wrap(NF);
+}
+
+/// At Before (in F's entry block, after its allocas): `if (*Word == 0)
+/// return tail call Clone(args)` (an acquire load of the pending word). The
+/// call takes the debug location of F's first located instruction, as the
+/// verifier requires of calls between functions with debug info.
+void cg_insert_dispatch(LLVMValueRef CF, LLVMValueRef CClone,
+                        LLVMValueRef CWord, LLVMValueRef CBefore) {
+  Function *F = unwrap<Function>(CF);
+  Function *Clone = unwrap<Function>(CClone);
+  Instruction *Before = unwrap<Instruction>(CBefore);
+  DebugLoc Loc;
+  for (Instruction &I : instructions(*F))
+    if (I.getDebugLoc()) {
+      Loc = I.getDebugLoc();
+      break;
+    }
+  IRBuilder<> B(Before);
+  B.SetCurrentDebugLocation(DebugLoc());
+  Type *SizeTy = F->getParent()->getDataLayout().getIntPtrType(F->getContext());
+  LoadInst *W = B.CreateAlignedLoad(
+      SizeTy, unwrap(CWord), Align(SizeTy->getPrimitiveSizeInBits() / 8));
+  W->setAtomic(AtomicOrdering::Acquire);
+  Value *None = B.CreateICmpEQ(W, ConstantInt::get(SizeTy, 0));
+  Instruction *Term = SplitBlockAndInsertIfThen(None, Before, false);
+  B.SetInsertPoint(Term);
+  B.SetCurrentDebugLocation(Loc);
+  SmallVector<Value *, 8> Args;
+  for (Argument &A : F->args())
+    Args.push_back(&A);
+  CallInst *Call = B.CreateCall(Clone, Args);
+  Call->setCallingConv(F->getCallingConv());
+  Call->setTailCallKind(CallInst::TCK_Tail);
+  // Parameter and return attributes as the callee declares them (zeroext,
+  // signext, inreg, sret: the ABI of the call must match the definition).
+  AttributeList FA = F->getAttributes();
+  SmallVector<AttributeSet, 8> ParamAttrs;
+  for (unsigned I = 0; I < F->arg_size(); ++I)
+    ParamAttrs.push_back(FA.getParamAttrs(I));
+  Call->setAttributes(AttributeList::get(F->getContext(), AttributeSet(),
+                                         FA.getRetAttrs(), ParamAttrs));
+  if (F->getReturnType()->isVoidTy())
+    B.CreateRetVoid();
+  else
+    B.CreateRet(Call);
+  Term->eraseFromParent();
+}
+
+/// Replaces the call CCall (not an invoke, not musttail) of a guarded
+/// function by `*Word == 0 ? Clone(args) : callee(args)` (an acquire load of
+/// the pending word), so that the nothing-pending path skips the callee's
+/// own dispatch and prologue. Returns false when the call is left alone.
+bool cg_dispatch_call(LLVMValueRef CCall, LLVMValueRef CClone,
+                      LLVMValueRef CWord) {
+  auto *CI = dyn_cast<CallInst>(unwrap<Instruction>(CCall));
+  if (!CI || CI->isMustTailCall())
+    return false;
+  Function *Clone = unwrap<Function>(CClone);
+  IRBuilder<> B(CI);
+  Type *SizeTy =
+      CI->getModule()->getDataLayout().getIntPtrType(CI->getContext());
+  LoadInst *W = B.CreateAlignedLoad(
+      SizeTy, unwrap(CWord), Align(SizeTy->getPrimitiveSizeInBits() / 8));
+  W->setAtomic(AtomicOrdering::Acquire);
+  Value *None = B.CreateICmpEQ(W, ConstantInt::get(SizeTy, 0));
+  Instruction *ThenT = nullptr;
+  Instruction *ElseT = nullptr;
+  SplitBlockAndInsertIfThenElse(None, CI, &ThenT, &ElseT);
+  BasicBlock *Tail = CI->getParent();
+  auto *U = cast<CallInst>(CI->clone());
+  U->setCalledFunction(Clone);
+  U->insertBefore(ThenT->getIterator());
+  CI->moveBefore(ElseT->getIterator());
+  if (!CI->getType()->isVoidTy()) {
+    PHINode *P = PHINode::Create(CI->getType(), 2);
+    P->insertBefore(Tail->begin());
+    CI->replaceAllUsesWith(P);
+    P->addIncoming(U, U->getParent());
+    P->addIncoming(CI, CI->getParent());
+  }
+  return true;
 }
 
 /// Replaces the conditional branch Br by an unconditional branch to its

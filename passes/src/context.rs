@@ -62,6 +62,7 @@ impl<'m> ModuleContext<'m> {
             changed: Cell::new(false),
             queries: Cell::new(0),
             emitted: RefCell::new(HashSet::new()),
+            quiet: Cell::new(false),
             _module: PhantomData,
         }
     }
@@ -279,6 +280,8 @@ pub struct FunctionAnalyses<'m> {
     queries: Cell<u64>,
     /// Remarks emitted with a source location: (kind, name, location, text).
     emitted: RefCell<HashSet<(u8, String, String, String)>>,
+    /// Remarks off (see [`FunctionAnalyses::quiet_remarks`]).
+    quiet: Cell<bool>,
     _module: PhantomData<&'m ()>,
 }
 
@@ -350,6 +353,17 @@ impl FunctionAnalyses<'_> {
     pub fn library_routine_usable(&self, name: &str) -> bool {
         // SAFETY: the name bytes are valid for the call.
         unsafe { ffi::cg_library_routine_usable(self.ctx, name.as_ptr().cast::<c_char>(), name.len()) }
+    }
+
+    /// The largest value the integer `len` (a copy length, bytes) can take,
+    /// from ScalarEvolution's unsigned range, ValueTracking's constant
+    /// range (known bits, `!range`, assumptions, trip counts) and
+    /// LazyValueInfo's range at the instruction `at` (the conditions on the
+    /// paths to it); `u64::MAX` when unbounded.
+    pub fn length_max(&self, len: LLVMValueRef, at: LLVMValueRef) -> u64 {
+        // SAFETY: `len` is an integer value and `at` an instruction of the
+        // analysed function.
+        unsafe { ffi::cg_length_max(self.ctx, len, at) }
     }
 
     /// Loop nesting depth of `bb` (0 outside natural loops).
@@ -470,10 +484,17 @@ impl FunctionAnalyses<'_> {
         unsafe { ffi::cg_promote_allocas(self.ctx, v.as_mut_ptr(), v.len()) }
     }
 
-    /// Whether remarks of pass `copiergen` are requested.
+    /// Whether remarks of pass `copiergen` are requested (and not turned
+    /// off for this function).
     pub fn remarks_enabled(&self) -> bool {
         // SAFETY: the context is live.
-        unsafe { ffi::cg_remarks_enabled(self.ctx) }
+        !self.quiet.get() && unsafe { ffi::cg_remarks_enabled(self.ctx) }
+    }
+
+    /// Turns remarks off for this function: a copy of a body the pass made
+    /// itself, whose decisions the original's remarks already describe.
+    pub fn quiet_remarks(&self) {
+        self.quiet.set(true);
     }
 
     /// Emits a remark named `name` at instruction `at` (its debug location),
@@ -658,4 +679,40 @@ pub fn split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -
     // SAFETY: `cond` is an i1 value available at `before`, an instruction
     // (not a PHI) in a block of a function definition.
     unsafe { ffi::cg_split_if_then(cond, before, unlikely) }
+}
+
+/// A copy of `function`'s body as an internal function named `name`
+/// (`None` for variadic functions and arguments passed in the caller's
+/// frame: byval, inalloca, preallocated, swift ABI).
+pub fn clone_for_dispatch(function: LLVMValueRef, name: &std::ffi::CStr) -> Option<LLVMValueRef> {
+    // SAFETY: `function` is a function of the module; the name is
+    // NUL-terminated.
+    let f = unsafe { ffi::cg_clone_for_dispatch(function, name.as_ptr()) };
+    (!f.is_null()).then_some(f)
+}
+
+/// Inserts `if (*word == 0) return tail call clone(args)` before `before`,
+/// an instruction of `function`'s entry block after its allocas.
+pub fn insert_dispatch(function: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef, before: LLVMValueRef) {
+    // SAFETY: `clone` has `function`'s type; `word` is a `size_t` global;
+    // `before` is in `function`'s entry block.
+    unsafe { ffi::cg_insert_dispatch(function, clone, word, before) }
+}
+
+/// Replaces the call `call` of a guarded function by `*word == 0 ?
+/// clone(args) : callee(args)`; false (nothing changed) for an `invoke` or
+/// a `musttail` call.
+pub fn dispatch_call(call: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef) -> bool {
+    // SAFETY: `call` is a call instruction in a function body whose callee
+    // has `clone`'s type; `word` is a `size_t` global.
+    unsafe { ffi::cg_dispatch_call(call, clone, word) }
+}
+
+/// Splits `before`'s block into `if (cond) { then } else { else }
+/// before...`; returns the terminators of the then and else blocks.
+pub fn split_if_then_else(cond: LLVMValueRef, before: LLVMValueRef) -> (LLVMValueRef, LLVMValueRef) {
+    let (mut then_term, mut else_term) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: as split_if_then; the out-pointers are live locals.
+    unsafe { ffi::cg_split_if_then_else(cond, before, &mut then_term, &mut else_term) };
+    (then_term, else_term)
 }

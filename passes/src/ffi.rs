@@ -204,6 +204,11 @@ unsafe extern "C" {
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;
+    pub fn cg_clone_for_dispatch(f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
+    pub fn cg_insert_dispatch(f: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef, before: LLVMValueRef);
+    pub fn cg_dispatch_call(call: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef) -> bool;
+    pub fn cg_length_max(ctx: *mut CgFunctionCtx, len: LLVMValueRef, at: LLVMValueRef) -> u64;
+    pub fn cg_split_if_then_else(cond: LLVMValueRef, before: LLVMValueRef, then_term: *mut LLVMValueRef, else_term: *mut LLVMValueRef);
     pub fn cg_make_unconditional(br: LLVMValueRef, succ: u32);
     pub fn cg_promote_allocas(ctx: *mut CgFunctionCtx, allocas: *mut LLVMValueRef, count: usize) -> usize;
     pub fn cg_remarks_enabled(ctx: *mut CgFunctionCtx) -> bool;

@@ -434,6 +434,12 @@ impl Builder {
         }
     }
 
+    /// The `i32` type.
+    pub fn int32_type(&self) -> LLVMTypeRef {
+        // SAFETY: handle invariant.
+        unsafe { c::LLVMInt32TypeInContext(c::LLVMGetModuleContext(self.module)) }
+    }
+
     /// The `void` type.
     pub fn void_type(&self) -> LLVMTypeRef {
         // SAFETY: handle invariant.
@@ -524,6 +530,99 @@ impl Builder {
         unsafe { c::LLVMBuildPtrToInt(self.raw, ptr, ty, c"".as_ptr()) }
     }
 
+    /// `load atomic ty, ptr acquire` (a plain load on x86-64 and AArch64's
+    /// `ldar`), aligned to the type's size.
+    pub fn load_acquire(&self, ty: LLVMTypeRef, ptr: LLVMValueRef, align: u32) -> LLVMValueRef {
+        // SAFETY: handle invariant; `ty` is an integer type of `align` bytes.
+        unsafe {
+            let l = c::LLVMBuildLoad2(self.raw, ty, ptr, c"".as_ptr());
+            c::LLVMSetOrdering(l, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingAcquire);
+            c::LLVMSetAlignment(l, align);
+            l
+        }
+    }
+
+    /// `load atomic ty, ptr monotonic` (C11 relaxed: a plain load), aligned
+    /// to the type's size.
+    pub fn load_relaxed(&self, ty: LLVMTypeRef, ptr: LLVMValueRef, align: u32) -> LLVMValueRef {
+        // SAFETY: handle invariant; `ty` is an integer type of `align` bytes.
+        unsafe {
+            let l = c::LLVMBuildLoad2(self.raw, ty, ptr, c"".as_ptr());
+            c::LLVMSetOrdering(l, inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic);
+            c::LLVMSetAlignment(l, align);
+            l
+        }
+    }
+
+    /// A private constant global holding the NUL-terminated `text`.
+    pub fn global_string(&self, text: &str, name: &CStr) -> LLVMValueRef {
+        // SAFETY: handle invariant; the text's length is passed with it.
+        unsafe {
+            let ctx = c::LLVMGetModuleContext(self.module);
+            let init = c::LLVMConstStringInContext2(ctx, text.as_ptr().cast(), text.len(), 0);
+            let g = c::LLVMAddGlobal(self.module, c::LLVMTypeOf(init), name.as_ptr());
+            c::LLVMSetInitializer(g, init);
+            c::LLVMSetGlobalConstant(g, 1);
+            c::LLVMSetLinkage(g, inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+            c::LLVMSetUnnamedAddress(g, inkwell::llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+            g
+        }
+    }
+
+    /// A private, writable, 8-aligned global `struct copier_site`
+    /// (`copier_abi::site`): `{ file, line, col, function }`, the rest zero.
+    pub fn site_global(&self, file: LLVMValueRef, line: u32, col: u32, function: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; the field types match the constants.
+        unsafe {
+            let ctx = c::LLVMGetModuleContext(self.module);
+            let (ptr, i32t, i64t) = (self.ptr_type(), c::LLVMInt32TypeInContext(ctx), c::LLVMInt64TypeInContext(ctx));
+            let counters = c::LLVMArrayType2(i64t, copier_abi::site::COUNTERS as u64);
+            let mut fields = [ptr, i32t, i32t, ptr, i32t, i32t, counters];
+            let ty = c::LLVMStructTypeInContext(ctx, fields.as_mut_ptr(), fields.len() as u32, 0);
+            let mut vals = [
+                file,
+                c::LLVMConstInt(i32t, line as u64, 0),
+                c::LLVMConstInt(i32t, col as u64, 0),
+                function,
+                c::LLVMConstInt(i32t, 0, 0),
+                c::LLVMConstInt(i32t, 0, 0),
+                c::LLVMConstNull(counters),
+            ];
+            let init = c::LLVMConstStructInContext(ctx, vals.as_mut_ptr(), vals.len() as u32, 0);
+            let g = c::LLVMAddGlobal(self.module, ty, c"copiergen.site".as_ptr());
+            c::LLVMSetInitializer(g, init);
+            c::LLVMSetLinkage(g, inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+            c::LLVMSetAlignment(g, 8);
+            g
+        }
+    }
+
+    /// `select cond, a, b`.
+    pub fn select(&self, cond: LLVMValueRef, a: LLVMValueRef, b: LLVMValueRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; `cond` is i1, a and b have one type.
+        unsafe { c::LLVMBuildSelect(self.raw, cond, a, b, c"".as_ptr()) }
+    }
+
+    /// The pointer with every bit set (the largest address).
+    pub fn all_ones_ptr(&self) -> LLVMValueRef {
+        let ones = self.const_int(self.intptr_type(), u64::MAX);
+        // SAFETY: handle invariant; an integer constant to the pointer type.
+        unsafe { c::LLVMConstIntToPtr(ones, self.ptr_type()) }
+    }
+
+    /// `llvm.memcpy` (or `llvm.memmove` when `overlap`) of `len` bytes,
+    /// alignment 1, not volatile.
+    pub fn mem_copy(&self, dst: LLVMValueRef, src: LLVMValueRef, len: LLVMValueRef, overlap: bool) -> LLVMValueRef {
+        // SAFETY: handle invariant; pointers and an integer length.
+        unsafe {
+            if overlap {
+                c::LLVMBuildMemMove(self.raw, dst, 1, src, 1, len)
+            } else {
+                c::LLVMBuildMemCpy(self.raw, dst, 1, src, 1, len)
+            }
+        }
+    }
+
     /// Moves the unlinked instruction `inst` to the builder's position.
     pub fn insert(&self, inst: LLVMValueRef) {
         // SAFETY: handle invariant; `inst` was removed from its block.
@@ -598,6 +697,41 @@ pub fn get_or_declare(
             c::LLVMAddAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, c::LLVMCreateEnumAttribute(ctx, kind, 0));
         }
         Some((f, fn_ty))
+    }
+}
+
+/// Deletes `function`, which nothing uses, from its module.
+pub fn delete_function(function: LLVMValueRef) {
+    // SAFETY: handle invariant; the function has no uses.
+    unsafe { c::LLVMDeleteFunction(function) }
+}
+
+/// Whether [`get_or_declare_global`] would succeed for `name` and `ty`.
+pub fn can_declare_global(module: LLVMModuleRef, name: &CStr, ty: LLVMTypeRef) -> bool {
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        if !c::LLVMGetNamedFunction(module, name.as_ptr()).is_null() {
+            return false;
+        }
+        let existing = c::LLVMGetNamedGlobal(module, name.as_ptr());
+        existing.is_null() || c::LLVMGlobalGetValueType(existing) == ty
+    }
+}
+
+/// Gets or declares the external global variable `name` of value type `ty`.
+/// `None` when the module has a function or a global of another type by
+/// that name.
+pub fn get_or_declare_global(module: LLVMModuleRef, name: &CStr, ty: LLVMTypeRef) -> Option<LLVMValueRef> {
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        if !c::LLVMGetNamedFunction(module, name.as_ptr()).is_null() {
+            return None;
+        }
+        let existing = c::LLVMGetNamedGlobal(module, name.as_ptr());
+        if !existing.is_null() {
+            return (c::LLVMGlobalGetValueType(existing) == ty).then_some(existing);
+        }
+        Some(c::LLVMAddGlobal(module, ty, name.as_ptr()))
     }
 }
 

@@ -116,6 +116,15 @@ pub static GUARD_CALLEES: PluginOption = PluginOption {
     default: OptionDefault::Bool(true),
 };
 
+/// `-copiergen-dispatch=false` turns off the nothing-pending dispatch of
+/// guarded callees: each gets an unguarded copy of its body, run when the
+/// pending word reads 0 at its entry.
+pub static DISPATCH: PluginOption = PluginOption {
+    name: "copiergen-dispatch",
+    help: "Give each guarded callee an unguarded copy of its body, run when nothing is pending at its entry",
+    default: OptionDefault::Bool(true),
+};
+
 /// `-copiergen-unguarded-loops=N`: a loop of at most N instructions with
 /// increasing-pointer guards (and no copy submitted inside) gets a copy
 /// without them, entered from its header once their ready windows cover
@@ -147,7 +156,7 @@ pub static VERIFY: PluginOption = PluginOption {
 };
 
 /// Every option of the plugin, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
+pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &crate::sanitizer::ENABLE, &crate::sanitizer::RECOVER];
 
 impl PluginOption {
     fn index(&'static self) -> usize {

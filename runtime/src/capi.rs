@@ -35,6 +35,15 @@ pub const COPIER_MOVE: u32 = 2;
 /// so the entry points below reach it RIP-relative; installed at init.
 pub(crate) static FAST: FastPath = FastPath::new();
 
+/// The pending word (`copier_abi::symbols::PENDING`): non-zero while a copy
+/// may be pending anywhere in the process or a checker is registered; the
+/// gate publishes it (`copier_adapter::gate::install_pending`). Compiled
+/// programs read it before every guard; it is not part of `copier.h`.
+/// cbindgen:ignore
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static __copier_pending: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
 #[inline(always)]
 fn handler_word(f: copier_handler_fn) -> usize {
     f.map_or(0, |f| f as usize)
@@ -187,6 +196,12 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// applied first.
 #[no_mangle]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
+    if crate::sites::observing() {
+        let t0 = copier_adapter::sys::now_ns();
+        service::csync(addr as usize, n);
+        crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
+        return;
+    }
     service::csync(addr as usize, n);
 }
 
@@ -196,6 +211,12 @@ pub extern "C" fn csync(addr: *const c_void, n: usize) {
 /// for (see [`amemcpy_handler`]).
 #[no_mangle]
 pub extern "C" fn csync_all() {
+    if crate::sites::observing() {
+        let t0 = copier_adapter::sys::now_ns();
+        service::csync_all();
+        crate::sites::waited(0, 0, true, t0, copier_adapter::sys::now_ns());
+        return;
+    }
     service::csync_all();
 }
 
@@ -205,6 +226,12 @@ pub extern "C" fn csync_all() {
 /// `addr + n`.
 #[no_mangle]
 pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
+    if crate::sites::observing() {
+        let t0 = copier_adapter::sys::now_ns();
+        let end = service::csync_ready_end(addr as usize, n);
+        crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
+        return end as *const c_void;
+    }
     service::csync_ready_end(addr as usize, n) as *const c_void
 }
 

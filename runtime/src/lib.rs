@@ -14,6 +14,7 @@
 pub mod capi;
 mod scope;
 mod signals;
+pub mod sites;
 
 pub use scope::{scope, Pending, Scope};
 
@@ -76,6 +77,7 @@ fn init_slow(from_ctor: bool) {
         libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
     }
     copier_adapter::gate::install(&capi::FAST);
+    copier_adapter::gate::install_pending(pending_word());
     resolve_libc_routines();
     if from_ctor {
         // the process is (almost always) still single-threaded here, where
@@ -85,6 +87,40 @@ fn init_slow(from_ctor: bool) {
     }
     INIT.store(2, Ordering::Release);
     copier_adapter::gate::set_closed(copier_adapter::gate::CLOSED_INIT, false);
+}
+
+/// The instance of the pending word that code linked against this runtime
+/// reads. Our own definition when it is not a dynamic symbol (a `-static`
+/// program, or the runtime embedded hidden in a shared object: references
+/// bind to it directly). When it is exported, references bind through the
+/// global scope, which a non-PIC executable that reads the word preempts
+/// with a copy of its own (a copy relocation): that copy is what
+/// `dlsym(RTLD_DEFAULT)` returns. (The gate adds and removes its
+/// contribution, so a word two runtimes share stays correct.)
+fn pending_word() -> &'static core::sync::atomic::AtomicUsize {
+    let own: &'static core::sync::atomic::AtomicUsize = &capi::__copier_pending;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let mut info = libc::Dl_info { dli_fname: core::ptr::null(), dli_fbase: core::ptr::null_mut(), dli_sname: core::ptr::null(), dli_saddr: core::ptr::null_mut() };
+        // SAFETY: dladdr fills `info` for an address of this process.
+        let found = unsafe { libc::dladdr((own as *const core::sync::atomic::AtomicUsize).cast(), &mut info) } != 0;
+        let exported = found
+            && info.dli_saddr as usize == own as *const _ as usize
+            && !info.dli_sname.is_null()
+            // SAFETY: dladdr's symbol name is a NUL-terminated string.
+            && unsafe { core::ffi::CStr::from_ptr(info.dli_sname) } == c"__copier_pending";
+        if exported {
+            // SAFETY: dlsym with a NUL-terminated name; a non-null result is
+            // the address of the `size_t` object named so, alive for the
+            // whole process.
+            let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__copier_pending".as_ptr()) };
+            if !p.is_null() {
+                // SAFETY: see above; AtomicUsize has size_t's layout.
+                return unsafe { &*(p as *const core::sync::atomic::AtomicUsize) };
+            }
+        }
+    }
+    own
 }
 
 /// Point the inline fast path at glibc's own `memcpy`/`memmove` (the
@@ -120,6 +156,11 @@ extern "C" fn at_exit() {
     }
     if let Some(path) = copier_adapter::config::stats_file() {
         copier_adapter::stats::append_line(&path);
+    }
+    let sites = copier_adapter::config::get(&copier_adapter::config::values::sites) != 0;
+    let file = copier_adapter::config::stats_file();
+    if sites || file.is_some() {
+        sites::report(sites, file.as_deref());
     }
 }
 

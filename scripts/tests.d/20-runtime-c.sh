@@ -18,6 +18,10 @@ for t in basic fork fork_threads fault fault_recover stats stats_fork interpose 
 done
 echo "build basic (static libcopier.a)"
 $CC "${CFLAGS[@]}" runtime/tests/c/basic.c -o "$out/basic-static" "$LIBDIR/libcopier.a" -ldl -lm
+echo "build pending (shared PIE, shared non-PIE, static)"
+$CC "${CFLAGS[@]}" runtime/tests/c/pending.c -o "$out/pending" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
+$CC "${CFLAGS[@]}" -fno-pic -no-pie runtime/tests/c/pending.c -o "$out/pending-nopie" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
+$CC "${CFLAGS[@]}" runtime/tests/c/pending.c -o "$out/pending-static" "$LIBDIR/libcopier.a" -ldl -lm
 
 pass=0; fail=0
 ok() { echo "  ok: $*"; pass=$((pass+1)); }
@@ -95,6 +99,13 @@ for s in 1 2 3 4; do
   fz "queue_depth=2:threshold=0:segment_size=64" timeout 120 "$out/fuzz" $s 4 800
 done
 for s in 1 2; do fz "threshold=0" env FUZZ_SHARED=40001 timeout 120 "$out/fuzz" $s 6 800; done
+
+# the pending word compiled guards read (spawn=0: copies stay pending until
+# a wait executes them, so "set right after the submit" is deterministic)
+for bin in pending pending-nopie pending-static; do
+  if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/$bin" strict 2>&1); then ok "$bin strict [spawn=0]: $r"; else ko "$bin strict [spawn=0]: $r"; fi
+  if r=$(timeout 60 "$out/$bin" 2>&1); then ok "$bin: $r"; else ko "$bin: $r"; fi
+done
 
 # csync_ready_end's window stops at pending copies, also for n == 0
 if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/ready_end" 2>&1); then ok "ready_end [spawn=0]: $r"; else ko "ready_end [spawn=0]: $r"; fi

@@ -67,3 +67,20 @@ for run in 1 2 3; do
   [ "$tasks" -gt 0 ] || { echo "FAILED: sigalrm_memcpy run $run: main's copies did not go asynchronous"; exit 1; }
 done
 echo "ok: sigalrm_memcpy: handler memcpy kept (remark SignalHandler), main's $main_rewritten copies asynchronous, 3 runs of 300 SIGALRM ticks finished"
+
+# Per-site adaptivity (runtime/src/sites.rs): a site whose copy is read right
+# after its submit goes inline after adapt_after observations; one whose copy
+# overlaps independent work stays asynchronous. Same output as clang-22.
+ad=testsuite/e2e/adapt/sites.c
+"$COPIERGEN" cc -O2 -g "$ad" -o "$d/sites" >"$d/sites.build" 2>&1 || { cat "$d/sites.build"; exit 1; }
+clang-22 -O2 "$ad" -o "$d/sites.plain"
+want=$("$d/sites.plain" 200)
+got=$(COPIER_STATS=sites timeout 120 "$d/sites" 200 2>"$d/sites.err") || { echo "FAILED: sites run: $(cat "$d/sites.err")"; exit 1; }
+waited=$(grep -E "copier: site .*sites\.c:32:[0-9]+ " "$d/sites.err" || true)
+overlapped=$(grep -E "copier: site .*sites\.c:34:[0-9]+ " "$d/sites.err" || true)
+if [ "$got" != "$want" ] || [[ "$waited" != *"state=inline"* ]] || [[ "$overlapped" != *"state=async"* ]]; then
+  echo "FAILED: sites: output '$got' (want '$want'); site lines:"
+  cat "$d/sites.err"
+  exit 1
+fi
+echo "ok: sites: waited-for site went inline, overlapped site stayed async: ${waited#copier: site } | ${overlapped#copier: site }"

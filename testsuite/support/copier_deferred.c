@@ -15,7 +15,10 @@
  * COPIER_DEFERRED_STATS=1 prints "copier-deferred: submitted=N ..." to stderr
  * at exit. COPIER_DEFERRED_WINDOW=exact makes csync_ready_end(addr, n) return
  * exactly addr + n (the sanitizer's contract), so cached windows miss as
- * often as possible. Thread-safe (one global queue under a mutex): a csync on another
+ * often as possible. __copier_pending (the pending word compiled code reads
+ * before its guards) is 1 while a copy is queued, 0 otherwise;
+ * COPIER_DEFERRED_PENDING=always keeps it 1, so every guard calls in.
+ * Thread-safe (one global queue under a mutex): a csync on another
  * thread performs the copies it needs, as the real service would.
  */
 #define _GNU_SOURCE
@@ -40,6 +43,17 @@ static size_t head, tail; /* pending tasks are queue[head..tail) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long submitted, executed, syncs, window_calls;
 static int stats_registered;
+size_t __copier_pending;
+
+static void publish_pending(void) { /* lock held */
+  static int always = -1;
+  if (always < 0) {
+    const char *p = getenv("COPIER_DEFERRED_PENDING");
+    always = p && !strcmp(p, "always");
+  }
+  __atomic_store_n(&__copier_pending, (size_t)(always || tail > head),
+                   __ATOMIC_RELEASE);
+}
 
 extern void __libc_free(void *);
 extern void *__libc_realloc(void *, size_t);
@@ -56,6 +70,7 @@ static void run_until(size_t last) { /* lock held; runs queue[head..last] */
   }
   if (head == tail)
     head = tail = 0;
+  publish_pending();
 }
 
 static void sync_range(const char *a, size_t n) { /* lock held */
@@ -94,6 +109,7 @@ static void *submit(void *dst, const void *src, size_t n, int move) {
       run_until(tail - 1);
     queue[tail++] = (struct task){dst, src, n, move};
   }
+  publish_pending();
   pthread_mutex_unlock(&lock);
   return dst;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a Debian source package with `copiergen cc` and run its own test suite.
 #
-#   testsuite/thirdparty/run.sh PKG [--no-rewrite] [--threshold1] [--sanitize] [--build-only]
+#   testsuite/thirdparty/run.sh PKG [--no-rewrite|--plain] [--threshold1] [--sanitize] [--build-only] [--tag=NAME]
 #
 # PKG is one of (RESULTS.md has what each suite covered and cost when last run):
 #   zlib        make test, then a minigzip round trip of dpkg's status file
@@ -41,7 +41,11 @@
 #                   amemcpy, and the suite runs with COPIER_OPTIONS=threshold=1
 #                   so the runtime really runs small copies asynchronously
 #   --sanitize      -san: CopierSanitizer build; any report fails the run
+#   --plain         -plain: plain clang-22/clang++-22, no wrapper and no
+#                   libcopier (the benchmarks' baseline, bench/programs/)
 #   --build-only    skip the suite
+#   --tag=NAME      -NAME appended to the suffix: a tree of its own (the
+#                   benchmarks' trees, beside the test suite's)
 # JOBS (default: nproc) sets make's parallelism; SUITE_TIMEOUT (default
 # 1800 s) bounds the suite (a hang fails with "timeout").
 # zlib, protobuf-c and redis build with CFLAGS="-O2 -g" as before; the other
@@ -51,22 +55,30 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 PACKAGES="zlib protobuf-c redis bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3"
-usage="usage: run.sh PKG [--no-rewrite] [--threshold1] [--sanitize] [--build-only] (PKG: $PACKAGES)"
+usage="usage: run.sh PKG [--no-rewrite|--plain] [--threshold1] [--sanitize] [--build-only] [--tag=NAME] (PKG: $PACKAGES)"
 pkg=${1:?$usage}
 shift
 rewrite=1
 sanitize=0
 t1=0
+plain=0
+tag=""
 run_suite=1
 for a in "$@"; do
   case $a in
     --no-rewrite) rewrite=0 ;;
+    --plain) plain=1 ;;
+    --tag=?*) tag=${a#--tag=} ;;
     --sanitize) sanitize=1 ;;
     --threshold1) t1=1 ;;
     --build-only) run_suite=0 ;;
     *) echo "run.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
+if [ $plain = 1 ] && { [ $rewrite = 0 ] || [ $t1 = 1 ] || [ $sanitize = 1 ]; }; then
+  echo "run.sh: --plain builds without copiergen: it takes no --no-rewrite, --threshold1 or --sanitize" >&2
+  exit 2
+fi
 JOBS=${JOBS:-$(nproc)}
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
 need_built
@@ -113,6 +125,8 @@ suffix=""
 [ $rewrite = 1 ] || suffix=-norewrite
 [ $t1 = 0 ] || suffix=$suffix-t1
 [ $sanitize = 0 ] || suffix=$suffix-san
+[ $plain = 0 ] || suffix=$suffix-plain
+[ -z "$tag" ] || suffix=$suffix-$tag
 tree="$BUILD/$pkg$suffix"
 rm -rf "$tree"
 # apt-get verified the files against the signed Release; skip the .dsc signature.
@@ -138,7 +152,16 @@ CXX="$COPIERGEN c++"
 # CMake wants one executable per compiler: the single-executable entry points.
 CMAKE_CC="$COPIER_ROOT/target/release/copiergen-cc"
 CMAKE_CXX="$COPIER_ROOT/target/release/copiergen-cxx"
-echo "thirdparty $pkg$suffix: building in ${tree#"$COPIER_ROOT"/} with CC=\"copiergen cc\" COPIERGEN_FLAGS=\"$COPIERGEN_FLAGS\"${COPIERGEN_OPTIONS:+ COPIERGEN_OPTIONS=\"$COPIERGEN_OPTIONS\"}" >&2
+if [ $plain = 1 ]; then
+  unset COPIERGEN_FLAGS
+  CC=clang-22
+  CXX=clang++-22
+  CMAKE_CC=$(command -v clang-22)
+  CMAKE_CXX=$(command -v clang++-22)
+  echo "thirdparty $pkg$suffix: building in ${tree#"$COPIER_ROOT"/} with CC=clang-22 (plain)" >&2
+else
+  echo "thirdparty $pkg$suffix: building in ${tree#"$COPIER_ROOT"/} with CC=\"copiergen cc\" COPIERGEN_FLAGS=\"$COPIERGEN_FLAGS\"${COPIERGEN_OPTIONS:+ COPIERGEN_OPTIONS=\"$COPIERGEN_OPTIONS\"}" >&2
+fi
 
 # fail STAGE LOG...: record the failure, show the end of the logs, exit 1.
 fail() {

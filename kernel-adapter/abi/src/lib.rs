@@ -66,6 +66,37 @@ pub mod symbols {
     /// copy writes or reads `[addr, end)`. The pass caches `[addr, end)` in a
     /// loop so later iterations that stay inside it skip the call.
     pub const CSYNC_READY_END: &str = "csync_ready_end";
+    /// `size_t __copier_pending`: the pending word, non-zero while a copy may
+    /// be pending in any thread of the process (or a checker must see every
+    /// sync). A compiled program reads it (one acquire load, a plain `mov` on
+    /// x86-64) before each guard and calls the runtime only when it is
+    /// non-zero; 0 also proves that every copy submitted before the load
+    /// (by a thread ordered before it) has completed.
+    pub const PENDING: &str = "__copier_pending";
+}
+
+/// The layout of `struct copier_site`, the per-call-site record CopierGen
+/// emits (zero-initialised after its header) and passes to
+/// `__copier_amemcpy_site`: `{ const char *file; u32 line, col; const char
+/// *function; u32 state; u32 registered; u64 counters[8]; }`, 8-aligned.
+pub mod site {
+    /// Size in bytes.
+    pub const SIZE: usize = 96;
+    /// Offset of the `u32` state word the compiled code tests.
+    pub const STATE_OFFSET: usize = 24;
+    /// Counters after the header (`u64` each).
+    pub const COUNTERS: usize = 8;
+    /// State: still observing.
+    pub const LEARNING: u32 = 0;
+    /// State: its copies paid; they stay asynchronous.
+    pub const ASYNC: u32 = 1;
+    /// State: its copies never paid; they run inline.
+    pub const INLINE: u32 = 2;
+    /// `void *__copier_amemcpy_site(void *dst, const void *src, size_t n,
+    /// struct copier_site *site)`.
+    pub const AMEMCPY: &str = "__copier_amemcpy_site";
+    /// `void *__copier_amemmove_site(...)`, as [`AMEMCPY`].
+    pub const AMEMMOVE: &str = "__copier_amemmove_site";
 }
 
 /// `copier_submit` flag: lazy copy (lowest priority; runs only when a `csync`

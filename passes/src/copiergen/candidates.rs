@@ -69,6 +69,9 @@ pub struct CopyCall {
 pub enum SkipReason {
     /// Constant length below the threshold (bytes, threshold).
     BelowThreshold(u64, u64),
+    /// A variable length whose value range stays below the threshold
+    /// (largest value in bytes, threshold).
+    BoundedBelowThreshold(u64, u64),
     /// A volatile copy (`llvm.memcpy(..., i1 true)`).
     Volatile,
     /// A pointer outside address space 0 (which one).
@@ -142,6 +145,9 @@ impl SkipReason {
             SkipReason::BelowThreshold(len, t) => {
                 format!("constant length {len} bytes is below the threshold ({t} bytes, -copiergen-threshold)")
             }
+            SkipReason::BoundedBelowThreshold(max, t) => format!(
+                "its length is at most {max} bytes (value range: known bits, conditions, trip counts), below the threshold ({t} bytes, -copiergen-threshold)"
+            ),
             SkipReason::Volatile => "volatile copy".to_owned(),
             SkipReason::AddressSpace(a) => format!("pointer in address space {a} (libcopier takes address space 0)"),
             SkipReason::MustTail => "musttail call (nothing may run after it)".to_owned(),
@@ -190,7 +196,7 @@ impl SkipReason {
     /// Remark name for `-fsave-optimization-record`.
     pub fn remark_name(&self) -> &'static str {
         match self {
-            SkipReason::BelowThreshold(..) => "BelowThreshold",
+            SkipReason::BelowThreshold(..) | SkipReason::BoundedBelowThreshold(..) => "BelowThreshold",
             SkipReason::Volatile => "Volatile",
             SkipReason::AddressSpace(_) => "AddressSpace",
             SkipReason::MustTail => "MustTail",

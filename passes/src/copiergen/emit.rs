@@ -26,14 +26,22 @@ struct Entry {
 /// The libcopier entry points the pass calls (`copier_abi::symbols`).
 #[derive(Debug, Clone, Copy)]
 pub struct Runtime {
-    amemcpy: Entry,
-    amemmove: Entry,
     csync: Entry,
     csync_all: Entry,
     csync_ready_end: Entry,
+    /// `__copier_amemcpy_site` / `__copier_amemmove_site` (`copier_abi::site`).
+    amemcpy_site: Entry,
+    amemmove_site: Entry,
+    /// The pending word (`copier_abi::symbols::PENDING`, a `size_t`).
+    pending: LLVMValueRef,
 }
 
 impl Runtime {
+    /// The pending word's global (`copier_abi::symbols::PENDING`).
+    pub fn pending_word(&self) -> LLVMValueRef {
+        self.pending
+    }
+
     /// Declares (or finds) the entry points in `module`.
     ///
     /// # Errors
@@ -42,12 +50,14 @@ impl Runtime {
     pub fn declare(module: LLVMModuleRef) -> Result<Runtime, String> {
         let b = Builder::new(module);
         let (ptr, size, void) = (b.ptr_type(), b.intptr_type(), b.void_type());
-        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 5] = [
+        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 7] = [
             (symbols::AMEMCPY, ptr, vec![ptr, ptr, size]),
             (symbols::AMEMMOVE, ptr, vec![ptr, ptr, size]),
             (symbols::CSYNC, void, vec![ptr, size]),
             (symbols::CSYNC_ALL, void, vec![]),
             (symbols::CSYNC_READY_END, ptr, vec![ptr, size]),
+            (copier_abi::site::AMEMCPY, ptr, vec![ptr, ptr, size, ptr]),
+            (copier_abi::site::AMEMMOVE, ptr, vec![ptr, ptr, size, ptr]),
         ];
         let names: Vec<CString> =
             entries.iter().map(|(n, _, _)| CString::new(*n).expect("symbol names have no NUL")).collect();
@@ -58,6 +68,9 @@ impl Runtime {
                 return Err((*name).to_owned());
             }
         }
+        if !ir::can_declare_global(module, &CString::new(symbols::PENDING).expect("symbol names have no NUL"), size) {
+            return Err(symbols::PENDING.to_owned());
+        }
         let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
             // Every entry point returns (a wait ends when the copies it waits
             // for are done) and never unwinds; `willreturn` also keeps
@@ -65,9 +78,38 @@ impl Runtime {
             let (f, ty) = ir::get_or_declare(module, c, *ret, params, &["nounwind", "willreturn"]).expect("checked by can_declare");
             Entry { f, ty }
         });
-        let mut next = || declared.next().expect("five entries");
-        Ok(Runtime { amemcpy: next(), amemmove: next(), csync: next(), csync_all: next(), csync_ready_end: next() })
+        let mut next = || declared.next().expect("seven entries");
+        // (`amemcpy`/`amemmove` are declared, and checked, for programs that
+        // call them themselves; the pass's own copies go through the site
+        // entry points.)
+        let (_, _, csync, csync_all, csync_ready_end) = (next(), next(), next(), next(), next());
+        let (amemcpy_site, amemmove_site) = (next(), next());
+        let pending_name = CString::new(symbols::PENDING).expect("symbol names have no NUL");
+        let pending = ir::get_or_declare_global(module, &pending_name, size).ok_or_else(|| symbols::PENDING.to_owned())?;
+        Ok(Runtime { csync, csync_all, csync_ready_end, amemcpy_site, amemmove_site, pending })
     }
+}
+
+/// Emits the pending test at the builder's position: `load atomic acquire
+/// @__copier_pending != 0`, one `mov` and a compare on x86-64. Non-zero
+/// while a copy may be pending anywhere or a checker watches every sync
+/// (`copier_abi::symbols::PENDING`); a 0 proves the guarded access needs no
+/// runtime call.
+fn pending_test(b: &Builder, rt: &Runtime) -> LLVMValueRef {
+    let size = b.intptr_type();
+    let word = b.load_acquire(size, rt.pending, 8);
+    let zero = b.const_int(size, 0);
+    b.icmp(LLVMIntPredicate::LLVMIntNE, word, zero)
+}
+
+/// Emits `if (pending) call(args)` before `before` (the call carries
+/// `before`'s debug location).
+fn call_if_pending(b: &Builder, rt: &Runtime, entry: Entry, args: &[LLVMValueRef], before: LLVMValueRef) -> LLVMValueRef {
+    let pending = pending_test(b, rt);
+    let term = context::split_if_then(pending, before, false);
+    b.position_before(term);
+    b.set_loc_from(before);
+    b.call(entry.ty, entry.f, args)
 }
 
 /// LLVM's C calling convention (`ccc`).
@@ -118,6 +160,14 @@ struct Emitter {
     /// Increasing-pointer guards of constant size, the ones an unguarded
     /// loop copy can drop.
     own_guards: Vec<OwnGuard>,
+    /// Window resets `select(pending, null, all-ones)`, by the pending test
+    /// they select on: a window that is one of them at its check is empty
+    /// exactly when something is pending.
+    resets: HashMap<LLVMValueRef, LLVMValueRef>,
+    /// The reset built at the function's entry (the windows' initial value).
+    entry_reset: Option<LLVMValueRef>,
+    /// File and function name strings of the sites, by text.
+    strings: HashMap<String, LLVMValueRef>,
 }
 
 /// The instructions of one windowed guard, kept to fold the guards whose
@@ -155,6 +205,36 @@ struct OwnGuard {
 }
 
 impl Emitter {
+    /// The `struct copier_site` of the copy `call` in `function`, located
+    /// by its debug location (`file:line:col`, or `?` and 0 without one).
+    fn site(&mut self, call: LLVMValueRef, function: LLVMValueRef) -> LLVMValueRef {
+        let loc = ir::debug_loc(call).unwrap_or_default();
+        let mut parts = loc.rsplitn(3, ':');
+        let (col, line, file) = (parts.next(), parts.next(), parts.next());
+        let (file, line, col) = match (file, line.and_then(|l| l.parse().ok()), col.and_then(|c| c.parse().ok())) {
+            (Some(f), Some(l), Some(c)) => (f.to_owned(), l, c),
+            _ => ("?".to_owned(), 0, 0),
+        };
+        let file = match self.strings.get(&file) {
+            Some(&g) => g,
+            None => {
+                let g = self.b.global_string(&file, c"copiergen.file");
+                self.strings.insert(file, g);
+                g
+            }
+        };
+        let name = ir::name(function);
+        let func = match self.strings.get(&name) {
+            Some(&g) => g,
+            None => {
+                let g = self.b.global_string(&name, c"copiergen.function");
+                self.strings.insert(name, g);
+                g
+            }
+        };
+        self.b.site_global(file, line, col, func)
+    }
+
     fn slot(&mut self, ty: LLVMTypeRef, name: &std::ffi::CStr, init: LLVMValueRef) -> LLVMValueRef {
         self.b.position_before_no_loc(self.entry_point);
         let a = self.b.alloca(ty, name);
@@ -174,12 +254,32 @@ impl Emitter {
         s
     }
 
+    /// A window reset at the builder's position: the whole address space
+    /// when nothing is pending (no copy can touch any byte until the next
+    /// submission), else the empty window.
+    fn reset_value(&mut self) -> LLVMValueRef {
+        let pending = pending_test(&self.b, &self.rt);
+        let (null, all) = (self.b.null_ptr(), self.b.all_ones_ptr());
+        let v = self.b.select(pending, null, all);
+        self.resets.insert(v, pending);
+        v
+    }
+
     fn window(&mut self, object: LLVMValueRef) -> (LLVMValueRef, LLVMValueRef) {
         if let Some(&w) = self.windows.get(&object) {
             return w;
         }
+        let init = match self.entry_reset {
+            Some(v) => v,
+            None => {
+                self.b.position_before_no_loc(self.entry_point);
+                let v = self.reset_value();
+                self.entry_reset = Some(v);
+                v
+            }
+        };
         let null = self.b.null_ptr();
-        let w = (self.slot(self.ptr, c"copiergen.lo", null), self.slot(self.ptr, c"copiergen.end", null));
+        let w = (self.slot(self.ptr, c"copiergen.lo", null), self.slot(self.ptr, c"copiergen.end", init));
         self.windows.insert(object, w);
         w
     }
@@ -297,16 +397,26 @@ impl Emitter {
             // windows stay; libcopier's copies are its caller's to sync.
             return;
         }
+        let reset = self.reset_value();
         let null = self.b.null_ptr();
+        let los: Vec<LLVMValueRef> = self.windows.values().map(|&(lo, _)| lo).collect();
         let ends: Vec<LLVMValueRef> = self.windows.values().map(|&(_, end)| end).chain(self.own_ends.iter().copied()).collect();
+        for lo in los {
+            self.b.store(null, lo);
+        }
         for end in ends {
-            self.b.store(null, end);
+            self.b.store(reset, end);
         }
     }
 }
 
 /// Applies `plan` to the function analysed by `fa`. Call only after every
 /// analysis query: the IR changes.
+///
+/// `threshold` (bytes): a copy of variable length takes the inline
+/// `llvm.memcpy`/`llvm.memmove` when it is shorter and nothing is pending
+/// (the test the runtime's fast path makes, without the call), with no
+/// window reset after it; only the other path submits.
 pub fn apply(
     module: LLVMModuleRef,
     fa: &FunctionAnalyses<'_>,
@@ -315,6 +425,7 @@ pub fn apply(
     plan: &Plan,
     window_enabled: bool,
     max_unguarded: usize,
+    threshold: u64,
 ) {
     // Bounds for unguarded loop copies first, from ScalarEvolution of the
     // program as written: the guards' calls would hide trip counts (a loop
@@ -351,6 +462,9 @@ pub fn apply(
         own_ends: Vec::new(),
         own_guards: Vec::new(),
         miss_fn: (rt.csync_ready_end.f, C_CALL_CONV),
+        resets: HashMap::new(),
+        entry_reset: None,
+        strings: HashMap::new(),
     };
     let triple = ir::target_triple(module);
     if plan.points.iter().any(|p| plan.windowed(p, window_enabled) && !p.narrow.is_empty())
@@ -378,9 +492,11 @@ pub fn apply(
                     let null = em.b.null_ptr();
                     let end = em.slot(ptr, c"copiergen.end", null);
                     // Reset on every entry into the loop, before anything
-                    // splits the preheader.
+                    // splits the preheader (the pending test is hoisted
+                    // there, out of the loop).
                     em.b.position_before_no_loc(ir::block_terminator_of(entry.predecessor));
-                    em.b.store(null, end);
+                    let reset = em.reset_value();
+                    em.b.store(reset, end);
                     em.own.insert((pi, k), end);
                     em.own_ends.push(end);
                     if let Some((max, kinds)) = bounds.remove(&(pi, k)) {
@@ -416,7 +532,7 @@ pub fn apply(
             } else {
                 em.b.position_before(point.before);
                 let (ptr, len) = em.range_values(n.range);
-                em.b.call(rt.csync.ty, rt.csync.f, &[ptr, len]);
+                call_if_pending(&em.b, &rt, rt.csync, &[ptr, len], point.before);
             }
         }
         if point.full.is_empty() {
@@ -424,7 +540,7 @@ pub fn apply(
         }
         if uses_sync_all(point, plan) {
             em.b.position_before(point.before);
-            em.b.call(rt.csync_all.ty, rt.csync_all.f, &[]);
+            call_if_pending(&em.b, &rt, rt.csync_all, &[], point.before);
         } else {
             let mut done = Vec::new();
             for &(c, _) in &point.full {
@@ -436,15 +552,17 @@ pub fn apply(
                 em.b.position_before(point.before);
                 let dst = em.b.load(ptr, dst_slot);
                 let len = em.b.load(size, len_slot);
+                let mut wait = pending_test(&em.b, &rt);
                 if point.in_loop {
                     // After the first sync the slot says (null, 0): later
                     // iterations skip the call.
                     let zero = em.b.const_int(size, 0);
-                    let pending = em.b.icmp(LLVMIntPredicate::LLVMIntNE, len, zero);
-                    let term = context::split_if_then(pending, point.before, false);
-                    em.b.position_before(term);
-                    em.b.set_loc_from(point.before);
+                    let unsynced = em.b.icmp(LLVMIntPredicate::LLVMIntNE, len, zero);
+                    wait = em.b.and(wait, unsynced);
                 }
+                let term = context::split_if_then(wait, point.before, false);
+                em.b.position_before(term);
+                em.b.set_loc_from(point.before);
                 em.b.call(rt.csync.ty, rt.csync.f, &[dst, len]);
                 // The copy is complete: an empty range from here on.
                 let null = em.b.null_ptr();
@@ -470,12 +588,15 @@ pub fn apply(
             _ => None,
         };
         let entry = match c.kind {
-            CopyKind::Copy => rt.amemcpy,
-            CopyKind::Move => rt.amemmove,
+            CopyKind::Copy => rt.amemcpy_site,
+            CopyKind::Move => rt.amemmove_site,
         };
-        let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len]);
+        let site = em.site(c.call, function);
+        let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len, site]);
         if c.form != CopyForm::Intrinsic && ir::has_uses(c.call) {
-            ir::replace_all_uses(c.call, new);
+            // (memcpy, memmove and amemcpy return `dst`; after the split
+            // below the call no longer dominates the uses)
+            ir::replace_all_uses(c.call, c.dst);
         }
         if let Some(cond) = cond {
             // if (len > dstlen) __memcpy_chk(dst, src, len, dstlen): the
@@ -486,6 +607,32 @@ pub fn apply(
             em.b.insert(c.call);
         } else {
             ir::erase(c.call);
+        }
+        {
+            // Split: `if (pending || (len >= threshold && site is not
+            // inline)) submit else memcpy`: short copies, and the copies of
+            // a site the runtime found never pays, run inline while nothing
+            // is pending (the runtime orders them after pending copies).
+            em.b.position_before(new);
+            let pending = pending_test(&em.b, &rt);
+            let i32t = em.b.int32_type();
+            let state_ptr = em.b.byte_gep(site, em.b.const_int(size, copier_abi::site::STATE_OFFSET as u64));
+            let state = em.b.load_relaxed(i32t, state_ptr, 4);
+            let inline = em.b.const_int(i32t, copier_abi::site::INLINE as u64);
+            let mut async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
+            if ir::const_int(c.len).is_none() {
+                let limit = em.b.const_int(size, threshold);
+                let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
+                async_site = em.b.and(long, async_site);
+            }
+            let submit = em.b.or(pending, async_site);
+            let (then_term, else_term) = context::split_if_then_else(submit, new);
+            ir::remove_from_parent(new);
+            em.b.position_before(then_term);
+            em.b.insert(new);
+            em.b.position_before(else_term);
+            em.b.set_loc_from(new);
+            em.b.mem_copy(c.dst, c.src, len, c.kind == CopyKind::Move);
         }
         if let Some(&(dst_slot, len_slot)) = em.slots.get(&i) {
             let placed = em.b.position_after(new);
@@ -518,10 +665,15 @@ pub fn apply(
         if ![g.miss, g.beyond].into_iter().chain(g.below).all(ir::is_instruction) {
             continue;
         }
-        if !ir::is_null_constant(ir::operand(g.beyond, 1)) {
+        let window = ir::operand(g.beyond, 1);
+        if ir::is_null_constant(window) {
+            context::make_unconditional(ir::block_terminator(g.miss), 0);
+        } else if let Some(&pending) = em.resets.get(&window) {
+            // `p + n > select(pending, null, all-ones)` is `pending`.
+            ir::set_condition(ir::block_terminator(g.miss), pending);
+        } else {
             continue;
         }
-        context::make_unconditional(ir::block_terminator(g.miss), 0);
         erase_unused(&g.check);
         if !ir::has_uses(g.call) {
             em.b.position_before(g.call);
@@ -660,6 +812,7 @@ fn drop_max(max_slot: LLVMValueRef) {
 pub fn sync_all_at_entry(module: LLVMModuleRef, fa: &FunctionAnalyses<'_>, rt: Runtime) {
     fa.mark_changed();
     let b = Builder::new(module);
-    b.position_before_no_loc(ir::entry_insertion_point(fa.function()));
-    b.call(rt.csync_all.ty, rt.csync_all.f, &[]);
+    let at = ir::entry_insertion_point(fa.function());
+    b.position_before_no_loc(at);
+    call_if_pending(&b, &rt, rt.csync_all, &[], at);
 }

@@ -21,6 +21,7 @@
 //! run on (GPU, wasm, non-Linux) are left alone.
 
 pub mod candidates;
+pub mod dispatch;
 pub mod effects;
 pub mod emit;
 pub mod placement;
@@ -145,20 +146,48 @@ impl ModulePass for CopierGen {
             HashSet::new()
         };
         let verify = options::VERIFY.bool();
+        let dispatch = options::DISPATCH.bool();
+        let check = |f: LLVMValueRef| {
+            if let Err(message) = context::verify_function(f) {
+                let name = ir::name(f);
+                cx.diagnose(
+                    Some(f),
+                    Severity::Error,
+                    &format!("internal error: CopierGen produced invalid IR in function '{name}' (please report; -mllvm -copiergen-disable avoids it): {message}"),
+                );
+            }
+        };
         let mut changed = false;
+        let mut unguarded = Vec::new();
         for f in definitions {
-            let changed_f = run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f);
-            if changed_f && verify {
-                if let Err(message) = context::verify_function(f) {
-                    let name = ir::name(f);
-                    cx.diagnose(
-                        Some(f),
-                        Severity::Error,
-                        &format!("internal error: CopierGen produced invalid IR in function '{name}' (please report; -mllvm -copiergen-disable avoids it): {message}"),
-                    );
+            // The unguarded copy is taken before the pass changes the body.
+            let clone = if dispatch && guarded.contains(&f) { dispatch::clone_body(f) } else { None };
+            let changed_f = run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f, false);
+            match (clone, &runtime) {
+                (Some(clone), Some(Ok(rt))) if changed_f => {
+                    dispatch::insert(f, clone, rt);
+                    unguarded.push((f, clone));
                 }
+                (Some(clone), _) => dispatch::discard(clone),
+                (None, _) => {}
+            }
+            if changed_f && verify {
+                check(f);
             }
             changed |= changed_f;
+        }
+        for &(_, f) in &unguarded {
+            if run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f, true) && verify {
+                check(f);
+            }
+        }
+        if let (false, Some(Ok(rt))) = (unguarded.is_empty(), &runtime) {
+            let clones: HashMap<LLVMValueRef, LLVMValueRef> = unguarded.iter().copied().collect();
+            for f in dispatch::redirect_calls(cx.raw(), &clones, rt) {
+                if verify {
+                    check(f);
+                }
+            }
         }
         changed
     }
@@ -217,6 +246,7 @@ fn run_on_function(
     guarded: &HashSet<LLVMValueRef>,
     signal_context: &HashMap<LLVMValueRef, String>,
     f: LLVMValueRef,
+    unguarded_copy: bool,
 ) -> bool {
     let is_guarded = guarded.contains(&f);
     let found: Vec<_> = ir::blocks(f)
@@ -227,6 +257,9 @@ fn run_on_function(
         return false;
     }
     let fa = cx.analyses(f);
+    if unguarded_copy {
+        fa.quiet_remarks();
+    }
     let remarks = fa.remarks_enabled();
     let skip_all = |why: SkipReason| {
         if remarks {
@@ -250,6 +283,12 @@ fn run_on_function(
     for (i, kind, form, name) in &found {
         let classified = candidates::classify(*i, *kind, *form, name.clone(), cfg.threshold).and_then(|c| {
             library_copy(&fa, &c)?;
+            if c.const_len.is_none() {
+                let max = fa.length_max(c.len, c.call);
+                if max < cfg.threshold {
+                    return Err(SkipReason::BoundedBelowThreshold(max, cfg.threshold));
+                }
+            }
             Ok(c)
         });
         match classified {
@@ -377,7 +416,7 @@ fn run_on_function(
             remarks::guarded(&fa, f);
         }
     }
-    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window, cfg.unguarded_loops as usize);
+    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window, cfg.unguarded_loops as usize, cfg.threshold);
     true
 }
 

@@ -18,7 +18,7 @@ use crate::{check_read, check_write, real};
 
 /// C entry points of libcopier (their code is runtime code too).
 const RUNTIME_ENTRY_POINTS: &[&str] =
-    &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit", "copier_wait", "csync", "csync_all", "csync_ready_end"];
+    &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit", "copier_wait", "csync", "csync_all", "csync_ready_end", "__copier_amemcpy_site", "__copier_amemmove_site"];
 
 static RUNTIME_PCS: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
 

@@ -1,0 +1,297 @@
+//! Per-site statistics and run-time adaptivity of CopierGen's copies.
+//!
+//! CopierGen gives every copy it rewrites a *site*: a `struct copier_site`
+//! in the program's data ([`Site`], layout in `copier_abi::site`), passed to
+//! [`__copier_amemcpy_site`]/[`__copier_amemmove_site`]. The runtime counts
+//! per site the copies, bytes and asynchronous submits, and observes each
+//! asynchronous copy until a wait covers its whole destination (or
+//! `csync_all`): the *window* from its submit to the end of the last wait
+//! that touched it, and the time the program spent in those waits. The
+//! copy *paid* when `window - waited >= adapt_gain_ns` (the work the
+//! program did while the copy ran, against the submission's fixed cost).
+//! After `adapt_after` observations of which at least 90% did not pay, the
+//! site goes *inline*: its copies run synchronously from then on (the pass
+//! tests the state inline, so such a copy costs two loads and a compare
+//! more than `memcpy`). `COPIER_STATS=sites` prints one line per site at
+//! exit; `copiergen report` sums them over a stats file.
+//!
+//! Observation is per thread: a small ring of the thread's open copies,
+//! looked at only by the csync-family calls that reach the runtime (the
+//! compiled guards call it only while something is pending).
+
+use copier_adapter::config::{self, values as opt};
+use copier_adapter::sys::now_ns;
+use core::ffi::{c_char, c_void};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::cell::RefCell;
+use std::sync::Mutex;
+
+/// A copy site (`struct copier_site`, `copier_abi::site::SIZE` bytes): the
+/// pass emits the header, zero-initialised counters, and passes its address
+/// with every copy of that call site. Not part of `copier.h`.
+/// cbindgen:ignore
+#[repr(C)]
+pub struct Site {
+    /// Source file (NUL-terminated), or null.
+    pub file: *const c_char,
+    /// Source line and column (0: unknown).
+    pub line: u32,
+    /// Source column.
+    pub col: u32,
+    /// Enclosing function (NUL-terminated), or null.
+    pub function: *const c_char,
+    /// [`LEARNING`], [`ASYNC`] or [`INLINE`] (`copier_abi::site::STATE_OFFSET`).
+    pub state: AtomicU32,
+    /// 1 once the site is in the registry.
+    registered: AtomicU32,
+    copies: AtomicU64,
+    bytes: AtomicU64,
+    asynchronous: AtomicU64,
+    observed: AtomicU64,
+    unpaid: AtomicU64,
+    window_ns: AtomicU64,
+    wait_ns: AtomicU64,
+    waits: AtomicU64,
+}
+
+/// The site still observes its copies.
+pub const LEARNING: u32 = copier_abi::site::LEARNING;
+/// The site's copies paid: they stay asynchronous.
+pub const ASYNC: u32 = copier_abi::site::ASYNC;
+/// The site's copies never paid: they run inline.
+pub const INLINE: u32 = copier_abi::site::INLINE;
+
+/// Sites seen so far (addresses), for the exit report.
+static REGISTRY: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// One open asynchronous copy of this thread.
+#[derive(Clone, Copy)]
+struct Open {
+    site: *const Site,
+    dst: usize,
+    len: usize,
+    submitted: u64,
+    /// End of the last wait that touched it (0: none yet).
+    last_wait: u64,
+    waited: u64,
+}
+
+/// Open copies per thread; the oldest is closed when a new one needs room.
+const RING: usize = 16;
+
+thread_local! {
+    static OPEN: RefCell<Vec<Open>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Site {
+    fn register(&'static self) {
+        if self.registered.load(Ordering::Relaxed) == 0 && self.registered.swap(1, Ordering::AcqRel) == 0 {
+            REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).push(self as *const Site as usize);
+        }
+    }
+
+    /// Closes one observation (see the module docs).
+    fn observe(&self, window: u64, waited: u64) {
+        self.window_ns.fetch_add(window, Ordering::Relaxed);
+        self.wait_ns.fetch_add(waited, Ordering::Relaxed);
+        if waited > 0 {
+            self.waits.fetch_add(1, Ordering::Relaxed);
+        }
+        let gain = window.saturating_sub(waited);
+        let unpaid = if gain < config::get(&opt::adapt_gain_ns) as u64 {
+            self.unpaid.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            self.unpaid.load(Ordering::Relaxed)
+        };
+        let observed = self.observed.fetch_add(1, Ordering::Relaxed) + 1;
+        let after = config::get(&opt::adapt_after) as u64;
+        if after != 0 && observed >= after && self.state.load(Ordering::Relaxed) == LEARNING {
+            let next = if unpaid * 10 >= observed * 9 { INLINE } else { ASYNC };
+            self.state.store(next, Ordering::Relaxed);
+        }
+    }
+
+    fn text(p: *const c_char) -> String {
+        if p.is_null() {
+            return "?".to_owned();
+        }
+        // SAFETY: the pass emits NUL-terminated constant strings.
+        unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+
+    /// The report line: `copier: site FILE:LINE:COL fn=F copies=N bytes=N
+    /// async=N observed=N unpaid=N window_ns=N wait_ns=N waits=N state=S`.
+    fn line(&self) -> String {
+        let state = match self.state.load(Ordering::Relaxed) {
+            INLINE => "inline",
+            ASYNC => "async",
+            _ => "learning",
+        };
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        format!(
+            "copier: site {}:{}:{} fn={} copies={} bytes={} async={} observed={} unpaid={} window_ns={} wait_ns={} waits={} state={}",
+            Self::text(self.file),
+            self.line,
+            self.col,
+            Self::text(self.function),
+            l(&self.copies),
+            l(&self.bytes),
+            l(&self.asynchronous),
+            l(&self.observed),
+            l(&self.unpaid),
+            l(&self.window_ns),
+            l(&self.wait_ns),
+            l(&self.waits),
+            state
+        )
+    }
+}
+
+/// Closes `o` at time `now`: a copy nobody waited for overlapped all that
+/// ran until `now`.
+fn close(o: &Open, now: u64) {
+    // SAFETY: sites are the program's static data.
+    let site = unsafe { &*o.site };
+    let end = if o.last_wait == 0 { now } else { o.last_wait };
+    site.observe(end.saturating_sub(o.submitted), o.waited);
+}
+
+/// Submit through the site (the body of the two entry points).
+///
+/// # Safety
+/// As `amemcpy` (`memmove` when `overlap`); `site` null or a site the pass
+/// emitted.
+unsafe fn submit(dst: *mut c_void, src: *const c_void, n: usize, site: *const Site, overlap: bool) -> *mut c_void {
+    let entry = if overlap { crate::capi::amemmove } else { crate::capi::amemcpy };
+    if site.is_null() {
+        // SAFETY: forwarded caller contract.
+        return unsafe { entry(dst, src, n) };
+    }
+    // SAFETY: a site the pass emitted lives as long as the program.
+    let s: &'static Site = unsafe { &*site };
+    s.register();
+    s.copies.fetch_add(1, Ordering::Relaxed);
+    s.bytes.fetch_add(n as u64, Ordering::Relaxed);
+    // SAFETY: forwarded caller contract.
+    unsafe { entry(dst, src, n) };
+    if s.state.load(Ordering::Relaxed) == INLINE {
+        // Synchronous from here on (the pass only calls in for such a site
+        // while something else is pending: order after it).
+        crate::capi::csync(dst, n);
+        return dst;
+    }
+    if n >= config::get(&opt::threshold) && config::get(&opt::service) != 0 {
+        s.asynchronous.fetch_add(1, Ordering::Relaxed);
+        let o = Open { site, dst: dst as usize, len: n, submitted: now_ns(), last_wait: 0, waited: 0 };
+        let _ = OPEN.try_with(|v| {
+            let mut v = v.borrow_mut();
+            // An open copy whose destination this one overwrites or reads
+            // is done with: later waits on these bytes are this copy's.
+            let (d, s) = (dst as usize, src as usize);
+            v.retain(|p| {
+                let hit = (d < p.dst + p.len && p.dst < d + n) || (s < p.dst + p.len && p.dst < s + n);
+                if hit {
+                    close(p, o.submitted);
+                }
+                !hit
+            });
+            if v.len() == RING {
+                close(&v.remove(0), o.submitted);
+            }
+            v.push(o);
+        });
+    }
+    dst
+}
+
+/// `amemcpy` of a CopierGen site: counts the copy for `site` and observes
+/// it (module docs). A null `site` is plain `amemcpy`.
+///
+/// # Safety
+/// As `amemcpy`; `site` null or the site the pass emitted for this call.
+/// cbindgen:ignore
+#[no_mangle]
+pub unsafe extern "C" fn __copier_amemcpy_site(dst: *mut c_void, src: *const c_void, n: usize, site: *const Site) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { submit(dst, src, n, site, false) }
+}
+
+/// `amemmove` of a CopierGen site (see [`__copier_amemcpy_site`]).
+///
+/// # Safety
+/// As `amemmove`; `site` null or the site the pass emitted for this call.
+/// cbindgen:ignore
+#[no_mangle]
+pub unsafe extern "C" fn __copier_amemmove_site(dst: *mut c_void, src: *const c_void, n: usize, site: *const Site) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { submit(dst, src, n, site, true) }
+}
+
+/// True when this thread has open site copies (the csync entry points
+/// time their waits only then).
+#[inline]
+pub fn observing() -> bool {
+    OPEN.try_with(|v| !v.borrow().is_empty()).unwrap_or(false)
+}
+
+/// A wait over `[addr, addr + n)` (every open copy when `all`) ran from
+/// `t0` to `t1`: charge it to the open copies it touched, and close those
+/// it covered whole.
+pub fn waited(addr: usize, n: usize, all: bool, t0: u64, t1: u64) {
+    let _ = OPEN.try_with(|v| {
+        let mut v = v.borrow_mut();
+        let mut charged = false;
+        v.retain_mut(|o| {
+            let touches = all || (addr < o.dst + o.len && o.dst < addr.saturating_add(n));
+            if !touches {
+                return true;
+            }
+            if !charged {
+                o.waited += t1 - t0;
+                charged = true;
+            }
+            o.last_wait = t1;
+            let covers = all || (addr <= o.dst && addr.saturating_add(n) >= o.dst + o.len);
+            if covers {
+                close(o, t1);
+            }
+            !covers
+        });
+    });
+}
+
+/// Print every site's line to stderr (`COPIER_STATS=sites`) and/or append
+/// them with ` pid=N` to the stats file.
+pub fn report(to_stderr: bool, file: Option<&std::path::Path>) {
+    let now = now_ns();
+    let _ = OPEN.try_with(|v| v.borrow_mut().drain(..).for_each(|o| close(&o, now)));
+    let sites = REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if sites.is_empty() {
+        return;
+    }
+    // SAFETY: registered addresses are sites the pass emitted (static).
+    let lines: Vec<String> = sites.iter().map(|&p| unsafe { &*(p as *const Site) }.line()).collect();
+    if to_stderr {
+        let mut s = lines.join("\n");
+        s.push('\n');
+        // SAFETY: writing our own buffer to fd 2.
+        unsafe { libc::write(2, s.as_ptr().cast(), s.len()) };
+    }
+    if let Some(path) = file {
+        let pid = std::process::id();
+        let s: String = lines.iter().map(|l| format!("{l} pid={pid}\n")).collect();
+        copier_adapter::stats::append_text(path, &s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_matches_the_abi() {
+        assert_eq!(core::mem::size_of::<Site>(), copier_abi::site::SIZE);
+        assert_eq!(core::mem::offset_of!(Site, state), copier_abi::site::STATE_OFFSET);
+        assert_eq!(core::mem::align_of::<Site>(), 8);
+    }
+}
