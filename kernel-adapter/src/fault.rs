@@ -77,22 +77,26 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
 /// libcopier's `sigaction`/`signal` interposers ([`note_sigaction`]), and
 /// the count the last full check of [`ensure_first`] saw.
 static WATCH: crate::watch::ChangeWatch = crate::watch::ChangeWatch::new();
-/// True once [`install`] saw that the process's `sigaction` calls reach the
-/// interposer (the probe in [`probe_interposer`]); until then, and when they
-/// do not (libcopier `dlopen`ed after the program bound `sigaction` to
-/// libc), every [`ensure_first`] queries the kernel.
+/// True once [`install`] saw that the process binds `sigaction` to
+/// libcopier's interposer ([`set_interposer`], checked in
+/// [`probe_interposer`]); until then, and when it does not (libcopier
+/// linked hidden into a shared object, `dlopen`ed, or behind another
+/// interposer such as a sanitizer's), every [`ensure_first`] queries the
+/// kernel.
 static WATCHED: AtomicBool = AtomicBool::new(false);
-/// Set by the interposer when it sees the probe's call (signal 0).
-static PROBE_HIT: AtomicBool = AtomicBool::new(false);
+/// Address of libcopier's `sigaction` interposer (0: none linked).
+static INTERPOSER: AtomicUsize = AtomicUsize::new(0);
+
+/// The runtime's init: its `sigaction` interposer is at `addr`.
+pub fn set_interposer(addr: usize) {
+    INTERPOSER.store(addr, Ordering::Relaxed);
+}
 
 /// libcopier's `sigaction`/`signal` interposers: the program called one
 /// for `sig`, setting an action (`sets`) or only querying. Call after the
 /// real call returned, so a check that reads the new count also sees the
 /// new action. Async-signal-safe (two atomics).
 pub fn note_sigaction(sig: libc::c_int, sets: bool) {
-    if sig == 0 {
-        PROBE_HIT.store(true, Ordering::Relaxed);
-    }
     if sets && (sig == libc::SIGSEGV || sig == libc::SIGBUS) {
         // (the program's later submit publishes after this in program
         // order: its ingest sees the count)
@@ -139,14 +143,16 @@ unsafe fn sys_sigaction(sig: libc::c_int, act: *const libc::sigaction, old: *mut
     }
 }
 
-/// Do calls of the `sigaction` symbol reach libcopier's interposer? A query
-/// of signal 0 (which libc refuses, changing nothing) through the symbol as
-/// the process binds it: the interposer notes signal 0.
+/// Does every object that calls `sigaction` through the dynamic linker
+/// reach libcopier's interposer? True when the global binding
+/// (`dlsym(RTLD_DEFAULT)`) is this runtime's interposer. (A program whose
+/// own copy of the interposer is not exported, such as a Rust binary
+/// linked without `-rdynamic`, reads false: its shared libraries' calls
+/// would bypass it.)
 fn probe_interposer() -> bool {
-    PROBE_HIT.store(false, Ordering::Relaxed);
-    // SAFETY: a query with null pointers; signal 0 is invalid (EINVAL).
-    unsafe { libc::sigaction(0, core::ptr::null(), core::ptr::null_mut()) };
-    PROBE_HIT.load(Ordering::Relaxed)
+    let ours = INTERPOSER.load(Ordering::Relaxed);
+    // SAFETY: dlsym with a constant name.
+    ours != 0 && unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"sigaction".as_ptr()) } as usize == ours
 }
 
 /// Put our handler back in front when the program replaced it after

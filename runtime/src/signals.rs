@@ -9,9 +9,12 @@
 //! `sigaction` (compiler-rt `sanitizer_signal_interceptors.inc`).
 //!
 //! Calls that bypass the symbol (a raw `rt_sigaction` system call, libc's
-//! internal calls) are not seen; libcopier probes at install whether its own
-//! calls reach the interposer and, when not, checks the kernel on every
-//! ingest as before.
+//! internal calls) are not seen. libcopier trusts the count only when the
+//! process's global binding of `sigaction` is this interposer
+//! (`fault::probe_interposer`); otherwise (libcopier linked hidden into a
+//! shared object, `dlopen`ed, behind a sanitizer's interceptor, or in a
+//! binary that does not export it) it checks the kernel on every ingest as
+//! before.
 
 use copier_adapter::fault;
 use core::ffi::c_int;
