@@ -337,3 +337,96 @@ pub fn line_transfer_ns(rounds: u32) -> Option<f64> {
     unsafe { libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &saved) };
     result
 }
+
+/// Buffers a stream benchmark rotates through.
+pub const STREAM_BUFFERS: usize = 512;
+
+/// A stream of `count` copies of `n` bytes through [`STREAM_BUFFERS`] slots
+/// of `dst` (from the same slots of `src`), with up to `depth` copies in
+/// flight: before copy `i` reuses a slot, copy `i - depth` is csynced (a
+/// producer that keeps a bounded window of copies pending). `depth == 0`
+/// is the baseline: plain `memcpy`, nothing pending. Returns ns.
+///
+/// # Safety
+/// `dst` and `src` hold `STREAM_BUFFERS * n` bytes each and are disjoint.
+#[inline(never)]
+pub unsafe fn stream_ns(dst: *mut u8, src: *const u8, n: usize, depth: usize, count: usize) -> f64 {
+    let slot = |i: usize| (i % STREAM_BUFFERS) * n;
+    time(|| {
+        for i in 0..count {
+            let o = slot(i);
+            if depth == 0 {
+                // SAFETY: inside the buffers (caller contract).
+                unsafe { memcpy(dst.add(o), src.add(o), n) };
+                continue;
+            }
+            if i >= depth {
+                csync(dst.wrapping_add(slot(i - depth)) as *const c_void, n);
+            }
+            // SAFETY: inside the buffers; synced before reuse or below.
+            unsafe { acopy(dst.add(o), src.add(o), n) };
+        }
+        if depth != 0 {
+            for i in count.saturating_sub(depth)..count {
+                csync(dst.wrapping_add(slot(i)) as *const c_void, n);
+            }
+        }
+    })
+}
+
+/// The parse of [`window_parse_memcpy`]/[`window_parse_amemcpy`]: a walk
+/// over `n` bytes at `p`, in a function of its own that the compiler
+/// cannot inline into the copy's caller (as in a program whose parser is
+/// another function). With `guarded`, it reads only inside ready windows:
+/// whenever it reaches the end of the current one it calls
+/// `csync_ready_end` for the next byte, as CopierGen's guarded callees do
+/// (the check hoisted out of the byte loop).
+///
+/// # Safety
+/// `p` valid for `n` bytes; with `guarded`, any pending copy into them is
+/// synced through `csync_ready_end`.
+#[inline(never)]
+pub unsafe fn window_parse(p: *const u8, n: usize, walk: Walk, guarded: bool) -> u64 {
+    let (_, mut h, step) = walk;
+    let mut off = 0;
+    let mut ready = if guarded { 0 } else { n };
+    while off < n {
+        if off >= ready {
+            let end = copier::capi::csync_ready_end(p.wrapping_add(off).cast(), 1) as usize;
+            ready = end.saturating_sub(p as usize).min(n);
+        }
+        // (in steps of at most 4 KiB, so the walk itself is the same
+        // machine code with and without the guard)
+        let l = (ready - off).min(4096);
+        // SAFETY: inside the buffer, inside a ready window when guarded.
+        h = step(h, unsafe { std::slice::from_raw_parts(p.add(off), l) });
+        off += l;
+    }
+    h
+}
+
+/// Copy, then parse in another function, baseline: memcpy, then
+/// [`window_parse`] unguarded.
+///
+/// # Safety
+/// `dst` and `src` valid for `n` bytes and disjoint.
+pub unsafe fn window_parse_memcpy(dst: *mut u8, src: *const u8, n: usize, walk: Walk) -> u64 {
+    // SAFETY: caller contract.
+    unsafe {
+        memcpy(dst, src, n);
+        window_parse(dst, n, walk, false)
+    }
+}
+
+/// Copy, then parse in another function, with Copier: amemcpy, then
+/// [`window_parse`] guarded by ready windows.
+///
+/// # Safety
+/// `dst` and `src` valid for `n` bytes and disjoint.
+pub unsafe fn window_parse_amemcpy(dst: *mut u8, src: *const u8, n: usize, walk: Walk) -> u64 {
+    // SAFETY: caller contract; the parse reads inside ready windows only.
+    unsafe {
+        acopy(dst, src, n);
+        window_parse(dst, n, walk, true)
+    }
+}

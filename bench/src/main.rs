@@ -3,7 +3,7 @@
 //! machine hits both sides alike.
 //!
 //! ```text
-//! copier-bench [all|copy-parse|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]
+//! copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]
 //! ```
 //! Regimes (copy-parse): `warm` reuses one source and one destination (all
 //! in cache: the worst case for an asynchronous copy), `cold` rotates the
@@ -126,6 +126,46 @@ fn debug_counters() {
         use std::sync::atomic::Ordering::Relaxed;
         let st = copier::stats::snapshot();
         println!("   service {} B, helpers {} B; {}", c.service_bytes.swap(0, Relaxed), c.helper_bytes.swap(0, Relaxed), st.line());
+    }
+}
+
+fn window(quick: bool) {
+    println!("# copy, then a front-to-back parse in another (noinline) function: A = memcpy + parse, B = amemcpy + the parse reading inside csync_ready_end windows; warm 4 MiB buffers; ratio = A/B (target >= 1.3 with the table walk on an idle 2-core machine)");
+    let n = 4 << 20;
+    let (src, dst) = (Buf::new(n, 1), Buf::new(n, 0));
+    let rounds = if quick { 11 } else { 61 };
+    for walk in WALKS {
+        let (mut ha, mut hb) = (0, 0);
+        // SAFETY: n-byte disjoint buffers.
+        let (a, b) = ab(rounds, || time(|| ha = unsafe { window_parse_memcpy(dst.ptr(), src.ptr(), n, walk) }), || time(|| hb = unsafe { window_parse_amemcpy(dst.ptr(), src.ptr(), n, walk) }));
+        assert_eq!(ha, hb, "same parse result");
+        let r = a / b;
+        let tgt = if walk.0 == "table" { if r >= 1.3 { "target 1.3: met" } else { "target 1.3: NOT met" } } else { "" };
+        row(&format!("window {} {}", walk.0, kib(n)), a, b, r, tgt);
+        debug_counters();
+    }
+}
+
+fn stream(quick: bool) {
+    println!("# copy stream: {STREAM_BUFFERS} buffers, copies kept in flight (each csynced before its buffer is reused, depth D pending); A = memcpy, B = amemcpy + csync; ratio = A/B (targets: >= 0.9 at 16 KiB, 1.3 at 64 KiB, 1.5 at 256 KiB on 2 cores)");
+    for &n in &[16usize << 10, 64 << 10, 256 << 10] {
+        let (src, dst) = (Buf::new(STREAM_BUFFERS * n, 1), Buf::new(STREAM_BUFFERS * n, 0));
+        let count = 2 * STREAM_BUFFERS;
+        let rounds = if quick { 9 } else if n >= 256 << 10 { 31 } else { 61 };
+        for &depth in &[16usize, 128] {
+            // SAFETY: both buffers hold STREAM_BUFFERS * n bytes, disjoint.
+            let (a, b) = ab(rounds, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, 0, count) }, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, depth, count) });
+            let r = a / b;
+            let want = match n >> 10 { 16 => 0.9, 64 => 1.3, _ => 1.5 };
+            let a1 = a / count as f64;
+            let b1 = b / count as f64;
+            println!(
+                "{:<34} A {a1:>9.1} ns  B {b1:>9.1} ns  per copy  ratio {r:>6.3}  {}",
+                format!("stream {} depth {depth}", kib(n)),
+                if r >= want { format!("target {want}: met") } else { format!("target {want}: NOT met") }
+            );
+            debug_counters();
+        }
     }
 }
 
@@ -265,7 +305,7 @@ fn main() {
             if !e.is_empty() {
                 eprintln!("copier-bench: {e}");
             }
-            eprintln!("usage: copier-bench [all|copy-parse|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]");
+            eprintln!("usage: copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh]");
             std::process::exit(2);
         }
     };
@@ -295,6 +335,14 @@ fn main() {
     }
     if all || w == "bandwidth" {
         bandwidth(args.quick);
+        ran = true;
+    }
+    if all || w == "window" {
+        window(args.quick);
+        ran = true;
+    }
+    if all || w == "stream" {
+        stream(args.quick);
         ran = true;
     }
     if all || w == "copy-parse" {

@@ -59,6 +59,8 @@ options! {
     max_round_bytes: 1 << 20, size;
     /// Microseconds the idle service keeps polling before it parks (NAPI-style; a parked service costs the next submit a futex wake-up).
     poll_us: 1000, count;
+    /// Most microseconds the idle service polls once submits came soon after it parked (the poll window doubles from poll_us after each park that a submit ended within this long, and halves after each park that timed out; KVM's adaptive halt-polling). 0: never more than poll_us.
+    poll_max_us: 4000, count;
     /// Copies at least this long use non-temporal stores.
     nt_threshold: 12 << 20, size;
     /// Segments an executor claims first (1..=64); later claims double up to claim_max.

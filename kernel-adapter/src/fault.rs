@@ -73,6 +73,88 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
     }
 }
 
+/// Changes of the SIGSEGV/SIGBUS actions the program made through
+/// libcopier's `sigaction`/`signal` interposers ([`note_sigaction`]), and
+/// the count the last full check of [`ensure_first`] saw.
+static WATCH: crate::watch::ChangeWatch = crate::watch::ChangeWatch::new();
+/// True once [`install`] saw that the process binds `sigaction` to
+/// libcopier's interposer ([`set_interposer`], checked in
+/// [`probe_interposer`]); until then, and when it does not (libcopier
+/// linked hidden into a shared object, `dlopen`ed, or behind another
+/// interposer such as a sanitizer's), every [`ensure_first`] queries the
+/// kernel.
+static WATCHED: AtomicBool = AtomicBool::new(false);
+/// Address of libcopier's `sigaction` interposer (0: none linked).
+static INTERPOSER: AtomicUsize = AtomicUsize::new(0);
+
+/// The runtime's init: its `sigaction` interposer is at `addr`.
+pub fn set_interposer(addr: usize) {
+    INTERPOSER.store(addr, Ordering::Relaxed);
+}
+
+/// libcopier's `sigaction`/`signal` interposers: the program called one
+/// for `sig`, setting an action (`sets`) or only querying. Call after the
+/// real call returned, so a check that reads the new count also sees the
+/// new action. Async-signal-safe (two atomics).
+pub fn note_sigaction(sig: libc::c_int, sets: bool) {
+    if sets && (sig == libc::SIGSEGV || sig == libc::SIGBUS) {
+        // (the program's later submit publishes after this in program
+        // order: its ingest sees the count)
+        WATCH.note();
+    }
+}
+
+/// `sigaction` as libc defines it (`dlsym(RTLD_NEXT)` from this object:
+/// the definition after libcopier's interposer), resolved once.
+pub type SigactionFn = unsafe extern "C" fn(libc::c_int, *const libc::sigaction, *mut libc::sigaction) -> libc::c_int;
+
+static REAL_SIGACTION: AtomicUsize = AtomicUsize::new(0);
+
+/// The `sigaction` after libcopier's interposer (libc's): `None` when the
+/// dynamic linker has none (then libc's `__sigaction` alias is tried).
+pub fn real_sigaction() -> Option<SigactionFn> {
+    let mut f = REAL_SIGACTION.load(Ordering::Acquire);
+    if f == 0 {
+        // SAFETY: dlsym with constant names; the result, if any, is libc's
+        // `sigaction` (or its `__sigaction` alias), of the C signature above.
+        unsafe {
+            f = libc::dlsym(libc::RTLD_NEXT, c"sigaction".as_ptr()) as usize;
+            if f == 0 {
+                f = libc::dlsym(libc::RTLD_DEFAULT, c"__sigaction".as_ptr()) as usize;
+            }
+        }
+        REAL_SIGACTION.store(f, Ordering::Release);
+    }
+    // SAFETY: a non-zero value is a resolved `sigaction` (above).
+    (f != 0).then(|| unsafe { core::mem::transmute::<usize, SigactionFn>(f) })
+}
+
+/// Call libc's `sigaction` directly (not the interposer: libcopier's own
+/// calls are no program change).
+///
+/// # Safety
+/// As `sigaction`.
+unsafe fn sys_sigaction(sig: libc::c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> libc::c_int {
+    match real_sigaction() {
+        // SAFETY: caller contract.
+        Some(f) => unsafe { f(sig, act, old) },
+        // SAFETY: caller contract (no dynamic libc: nothing interposes).
+        None => unsafe { libc::sigaction(sig, act, old) },
+    }
+}
+
+/// Does every object that calls `sigaction` through the dynamic linker
+/// reach libcopier's interposer? True when the global binding
+/// (`dlsym(RTLD_DEFAULT)`) is this runtime's interposer. (A program whose
+/// own copy of the interposer is not exported, such as a Rust binary
+/// linked without `-rdynamic`, reads false: its shared libraries' calls
+/// would bypass it.)
+fn probe_interposer() -> bool {
+    let ours = INTERPOSER.load(Ordering::Relaxed);
+    // SAFETY: dlsym with a constant name.
+    ours != 0 && unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"sigaction".as_ptr()) } as usize == ours
+}
+
 /// Put our handler back in front when the program replaced it after
 /// [`install`] (a test harness installs its SIGSEGV handler per case,
 /// restores the previous one, installs again...): the program's action
@@ -81,17 +163,36 @@ fn is_copier_action(sa: &libc::sigaction) -> bool {
 /// handler. Called before tasks are ingested (`Tracker::ingest_all`): a
 /// task is executed only after an ingest, and the program's `sigaction`
 /// came before its submit, so that copy runs with our handler in front;
-/// also by waiters before they execute copies. Two `sigaction` queries per
-/// call, one per signal (~140 ns each here).
+/// also by waiters before they execute copies.
+///
+/// Cost: one load and a compare while the program has not changed either
+/// action since the last check (libcopier interposes `sigaction` and the
+/// `signal` family and counts the changes, [`note_sigaction`]); otherwise,
+/// and when the interposer does not see the process's calls, two
+/// `sigaction` queries (~140 ns each here). A program that changes the
+/// actions with a raw `rt_sigaction` system call bypasses the count.
+#[inline]
 pub fn ensure_first() {
     if !installed() {
         return;
     }
+    let due = WATCH.due();
+    if WATCHED.load(Ordering::Relaxed) && due.is_none() {
+        return;
+    }
+    check_first();
+    if let Some(seen) = due {
+        WATCH.checked(seen);
+    }
+}
+
+#[cold]
+fn check_first() {
     for sig in [libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: sigaction is plain data; querying the current action.
         let mut cur: libc::sigaction = unsafe { core::mem::zeroed() };
         // SAFETY: valid out-pointer.
-        unsafe { libc::sigaction(sig, core::ptr::null(), &mut cur) };
+        unsafe { sys_sigaction(sig, core::ptr::null(), &mut cur) };
         if is_copier_action(&cur) {
             continue;
         }
@@ -105,7 +206,7 @@ pub fn ensure_first() {
         // other); sigaction writes the replaced action there.
         unsafe {
             let slot = (&raw mut OLD[i][next]).cast::<libc::sigaction>();
-            if libc::sigaction(sig, &ours, slot) == 0 {
+            if sys_sigaction(sig, &ours, slot) == 0 {
                 if is_copier_action(&*slot) {
                     // (raced with another re-install: keep the chain as it was)
                     continue;
@@ -131,8 +232,9 @@ pub fn install() {
         unsafe {
             let mut sa: libc::sigaction = core::mem::zeroed();
             our_action(&mut sa);
-            let ok1 = libc::sigaction(libc::SIGSEGV, &sa, (&raw mut OLD[0][0]).cast()) == 0;
-            let ok2 = libc::sigaction(libc::SIGBUS, &sa, (&raw mut OLD[1][0]).cast()) == 0;
+            let ok1 = sys_sigaction(libc::SIGSEGV, &sa, (&raw mut OLD[0][0]).cast()) == 0;
+            let ok2 = sys_sigaction(libc::SIGBUS, &sa, (&raw mut OLD[1][0]).cast()) == 0;
+            WATCHED.store(probe_interposer(), Ordering::Relaxed);
             if ok1 && ok2 {
                 INSTALLED.store(true, Ordering::Release);
             }
@@ -183,7 +285,7 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
             let mut sa: libc::sigaction = core::mem::zeroed();
             sa.sa_sigaction = libc::SIG_DFL;
             libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, core::ptr::null_mut());
+            sys_sigaction(sig, &sa, core::ptr::null_mut());
         } else if (*old).sa_flags & libc::SA_SIGINFO != 0 {
             let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = core::mem::transmute(h);
             f(sig, info, ctx);

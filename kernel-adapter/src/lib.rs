@@ -12,12 +12,14 @@
 //! inline fast path's one-load proof that nothing is pending), [`engine`]
 //! (CPU copy engines), [`fault`] (recovering faults of asynchronous copies),
 //! [`config`] (`COPIER_OPTIONS`), [`stats`] (`COPIER_STATS`), [`hooks`]
-//! (sanitizer callbacks), [`sys`] (futex, clock).
+//! (sanitizer callbacks), [`sys`] (futex, clock), [`watch`] (a change
+//! count with one-load checks).
 
 pub(crate) mod primitive;
 pub mod desc;
 pub mod gate;
 pub mod ring;
+pub mod watch;
 
 #[cfg(not(loom))]
 pub mod config;

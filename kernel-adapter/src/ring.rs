@@ -103,16 +103,18 @@ impl<T> Ring<T> {
         self.head.load(Ordering::Acquire)
     }
 
-    /// Consumer: next position to ingest.
+    /// Next position to ingest. `Acquire` pairs with [`Ring::set_ingested`]:
+    /// what the ingest of the positions below wrote is visible (the
+    /// producer's lock-free csync reads it).
     #[inline]
     pub fn ingested(&self) -> u64 {
-        self.ingested.load(Ordering::Relaxed)
+        self.ingested.load(Ordering::Acquire)
     }
 
     /// Consumer (serialized): record that positions below `pos` are ingested.
     #[inline]
     pub fn set_ingested(&self, pos: u64) {
-        self.ingested.store(pos, Ordering::Relaxed);
+        self.ingested.store(pos, Ordering::Release);
     }
 
     /// Oldest position not retired yet.
@@ -231,6 +233,32 @@ mod loom_tests {
             }
             prod.join().unwrap();
             assert_eq!(seen, vec![1, 2, 3]);
+        });
+    }
+
+    /// The producer's lock-free csync (`service::own_pending_only`) reads
+    /// what an ingest recorded about its tasks (the `FLAG_ABSORBS` bit and
+    /// the redirects) once `ingested` covers them: the consumer publishes
+    /// with `set_ingested` after writing, so a reader that sees the new
+    /// position sees the payload.
+    #[test]
+    fn ingested_publishes_what_the_ingest_wrote() {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(|| {
+            let r: Arc<Ring<AtomicUsize>> = Arc::new(Ring::new(2, || AtomicUsize::new(0)));
+            let p = r.reserve().unwrap();
+            r.publish(p);
+            let r2 = r.clone();
+            let consumer = thread::spawn(move || {
+                // the ingest's record (the redirect and its flag)
+                r2.slot(0).store(0xa, Ordering::Relaxed);
+                r2.set_ingested(1);
+            });
+            if r.ingested() == r.head() {
+                assert_eq!(r.slot(0).load(Ordering::Relaxed), 0xa, "ingest record not visible");
+            }
+            consumer.join().unwrap();
         });
     }
 }

@@ -40,6 +40,12 @@ pub const FLAG_MOVE: u32 = copier_abi::COPIER_MOVE;
 /// Internal: source and destination overlap; the task is one segment
 /// executed with an overlap-safe move.
 pub const FLAG_OVERLAP: u32 = 1 << 16;
+/// Internal: set by the ingest when the task absorbed (its `ext.redirects`
+/// are not empty), `Release` after writing them; cleared by the next submit
+/// into the slot. Lets [`own_fast_wait`] read the redirects of the tasks
+/// that have some only, on the slot's first line, which only the producer
+/// writes otherwise.
+pub const FLAG_ABSORBS: u32 = 1 << 17;
 
 /// Most clients (threads with a copy queue) at once; more threads copy
 /// synchronously. A handle stores the client index in 8 bits.
@@ -670,6 +676,24 @@ enum Mode {
 /// on). Returns false when the service gave up (blocked, faulted, or out of
 /// `budget` bytes).
 fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
+    // reuse this thread's work lists (a nested drive, from a completion
+    // handler, finds them taken and starts empty ones)
+    let (mut stack, mut deps) = DRIVE_LISTS.try_with(|l| l.take()).unwrap_or_default();
+    stack.clear();
+    let r = drive_with(target, mode, budget, &mut stack, &mut deps);
+    let _ = DRIVE_LISTS.try_with(|l| l.set((stack, deps)));
+    r
+}
+
+/// The work lists of [`drive`]: the stack of ranges to complete, and the
+/// dependencies found for one claim.
+type DriveLists = (Vec<(TaskRef, u32, u32)>, Vec<(TaskRef, u32, u32)>);
+
+thread_local! {
+    static DRIVE_LISTS: Cell<DriveLists> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+fn drive_with(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize, stack: &mut Vec<(TaskRef, u32, u32)>, deps: &mut Vec<(TaskRef, u32, u32)>) -> bool {
     // Claims start at `exec_batch` segments and double up to `claim_max` (slow start:
     // the first bytes are ready soon, later claims amortize the atomics);
     // completion is published every `sub` segments so readers can follow.
@@ -680,8 +704,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
     if entry(first.0).desc.is_done(first.0.pos, first.1, first.2) {
         return true;
     }
-    let mut stack = vec![target];
-    let mut deps = Vec::new();
+    stack.push(target);
     while let Some(&(t, lo, hi)) = stack.last() {
         let e = entry(t);
         let d = &e.desc;
@@ -745,6 +768,12 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             if hi < d.nsegs() && help_ahead(e, t, hi, base) {
                 continue;
             }
+            // ... or with the newest copies of this thread's own queue
+            // (a stream that keeps copies in flight: the service works
+            // oldest first, so both cores copy and rarely meet)
+            if help_newest(base) {
+                continue;
+            }
             wait_until(|| can_progress(d, t.pos, k, hi));
             continue;
         };
@@ -767,7 +796,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
         let mut end = b;
         if flags & DEPS_CLEAR == 0 {
             deps.clear();
-            if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, &mut deps) {
+            if let Some(kb) = first_blocked(&ext.edges, shift, len, a, b, deps) {
                 d.unclaim(kb, b);
                 notify_progress();
                 if kb == a {
@@ -777,7 +806,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                         wait_until(|| can_progress(d, t.pos, k, hi));
                         continue;
                     }
-                    stack.append(&mut deps);
+                    stack.append(deps);
                     continue;
                 }
                 end = kb;
@@ -802,7 +831,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
             }
             deps.clear();
             // SAFETY: we own the claim on [c, ce) and its dependencies are done.
-            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable, &mut deps) };
+            let res = unsafe { exec_bytes(e, &ext.redirects, x, y, recoverable, deps) };
             if mark {
                 let _ = REPLAY.try_with(|r| r.set((0, 0, 0, 0)));
             }
@@ -833,7 +862,7 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
                     d.unclaim(c, end);
                     notify_progress();
                     batch = base;
-                    stack.append(&mut deps);
+                    stack.append(deps);
                     break;
                 }
             }
@@ -844,6 +873,29 @@ fn drive(target: (TaskRef, u32, u32), mode: Mode, budget: &mut usize) -> bool {
         }
     }
     true
+}
+
+/// Most of the calling thread's newest tasks [`help_newest`] looks at.
+const HELP_NEWEST: u64 = 4;
+
+/// A waiter whose range other executors hold: execute one claim (up to
+/// `batch` segments) of the newest task of the calling thread's own queue
+/// that has unclaimed segments (among the [`HELP_NEWEST`] newest). Returns
+/// true when it copied something.
+fn help_newest(batch: u32) -> bool {
+    let Some((c, _)) = local() else { return false };
+    // SAFETY: leaked client (or null).
+    let Some(c) = (unsafe { c.as_ref() }) else { return false };
+    let Some(r) = ring_of(c) else { return false };
+    let (t, h) = (r.tail(), r.head());
+    for p in (t.max(h.saturating_sub(HELP_NEWEST))..h).rev() {
+        let e = r.slot(p);
+        let d = &e.desc;
+        if d.pos() == p && d.any_unclaimed(0, d.nsegs()) && help_ahead(e, TaskRef { client: c.idx, pos: p }, 0, batch) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Execute one run of up to `batch` unclaimed segments of `t` from `from`
@@ -1075,6 +1127,8 @@ fn service_main() {
     let _busy = Busy::enter();
     let mut last_work = now_ns();
     let mut idle_timeout: u64 = 1_000_000;
+    // the adaptive poll window, ns (see `poll_max_us`)
+    let mut poll_ns = config::get(&opt::poll_us) as u64 * 1000;
     loop {
         if STATE.load(Ordering::Acquire) != ST_RUNNING {
             break;
@@ -1103,7 +1157,7 @@ fn service_main() {
             continue;
         }
         let idle = now - last_work;
-        if idle < config::get(&opt::poll_us) as u64 * 1000 {
+        if idle < poll_ns {
             if idle < 50_000 {
                 // busy-poll right after work (the next submit is likely close)
                 for _ in 0..32 {
@@ -1133,8 +1187,15 @@ fn service_main() {
             continue;
         }
         let timeout = if lazy_pending() { config::get(&opt::lazy_window_us) as u64 * 1000 } else { idle_timeout };
+        let parked = now_ns();
         futex_wait(&SLEEPING, 1, Some(timeout.clamp(10_000, 1_000_000_000)));
         let woken = SLEEPING.swap(0, Ordering::Relaxed) == 0;
+        // Adaptive polling (KVM's halt_poll_ns grow/shrink): a submit that
+        // woke the service soon after it parked paid the wake-up (~1 ms on
+        // a loaded machine, while its waiting thread copies alone), which a
+        // longer poll would have saved; a park that timed out was right.
+        let (lo, hi) = (config::get(&opt::poll_us) as u64 * 1000, config::get(&opt::poll_max_us) as u64 * 1000);
+        poll_ns = if woken && now_ns() - parked < hi { (poll_ns * 2).min(hi) } else { poll_ns / 2 }.max(lo);
         idle_timeout = if woken || !nothing_pending() { 1_000_000 } else { (idle_timeout * 2).min(1_000_000_000) };
         last_work = now_ns();
     }
@@ -1556,24 +1617,30 @@ fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
 }
 
 /// Most tasks of the caller's own queue the lock-free fast path scans.
-const FAST_SCAN: u64 = 16;
+const FAST_SCAN: u64 = 32;
 
 /// Visit the address ranges task `e` accesses: `f(addr, len, task_off,
 /// is_write)`; the nominal source is always included (a superset of what an
-/// absorbing task reads).
+/// absorbing task reads), and the absorbed sources once the ingest recorded
+/// them ([`FLAG_ABSORBS`]).
 fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool)) {
     let n = e.len();
     f(e.dst(), n, 0, true);
     f(e.src(), n, 0, false);
-    // SAFETY: the caller checked INGESTED (Acquire) on a task of its own
-    // queue: ext is immutable until this thread reuses the slot.
-    for r in unsafe { &(*e.ext.get()).redirects } {
-        f(r.src, r.len, r.off, false);
+    if e.flags.load(Ordering::Acquire) & FLAG_ABSORBS != 0 {
+        // SAFETY: FLAG_ABSORBS (Acquire) is set after the ingest wrote ext,
+        // which stays immutable until this thread reuses the slot.
+        for r in unsafe { &(*e.ext.get()).redirects } {
+            f(r.src, r.len, r.off, false);
+        }
     }
 }
 
-/// The caller's own queue holds every pending task of the process, few and
-/// all ingested: return its ring and position range (`None` otherwise).
+/// The caller's own queue holds every pending task of the process, few,
+/// and all ingested (it ingests them itself when the tracker lock is free):
+/// return its ring and position range (`None` otherwise). Ingested, so
+/// every absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
+/// `Ring::ingested` is `Acquire`, after the ingest set the flag).
 fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
     let (cptr, _) = local()?;
     // SAFETY: leaked client.
@@ -1592,9 +1659,11 @@ fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
     if h - t > FAST_SCAN {
         return None;
     }
-    for p in t..h {
-        let d = &r.slot(p).desc;
-        if d.pos() == p && d.flags() & (INGESTED | RETIRED) == 0 {
+    if r.ingested() != h {
+        // ingest them here, unless the lock is busy (the service holds it
+        // only between copies)
+        TRACKER.try_lock()?.ingest_all();
+        if r.ingested() != h {
             return None;
         }
     }
@@ -1615,7 +1684,9 @@ fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
     for p in t..h {
         let e = r.slot(p);
         let d = &e.desc;
-        if d.pos() != p || d.flags() & RETIRED != 0 {
+        // (pos and the shift are on the slot's first line, which only this
+        // thread writes; the done bits are read for overlapping tasks only)
+        if d.pos() != p {
             continue;
         }
         let shift = d.seg_shift();
@@ -1665,7 +1736,8 @@ fn own_fast_window(from: usize) -> Option<usize> {
     for p in t..h {
         let e = r.slot(p);
         let d = &e.desc;
-        if d.pos() != p || d.flags() & RETIRED != 0 {
+        // (a retired task's segments are all done: no first_undone)
+        if d.pos() != p {
             continue;
         }
         let shift = d.seg_shift();

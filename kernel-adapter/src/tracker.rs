@@ -75,7 +75,7 @@
 //! `C` inherits `W`'s edges so whatever `W` waited for still orders `C`.
 
 use crate::desc::{DEPS_CLEAR, DROPPED, FAULTED, INGESTED, RETIRED};
-use crate::service::{entry, Edge, Entry, TaskRef, FLAG_LAZY, FLAG_OVERLAP};
+use crate::service::{entry, Edge, Entry, TaskRef, FLAG_ABSORBS, FLAG_LAZY, FLAG_OVERLAP};
 use crate::stats::COUNTERS;
 use crate::sys::FutexMutex;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -137,12 +137,47 @@ fn shift_acc(a: Acc, by: usize) -> Acc {
 pub struct RangeMap {
     runs: BTreeMap<usize, Run>,
     work: u64,
+    /// Empty reader lists of removed runs, reused by new runs (a stream of
+    /// copies would otherwise allocate and free one per task).
+    spare: Vec<Vec<Acc>>,
 }
+
+/// Most reader lists [`RangeMap`] keeps for reuse.
+const SPARE_READERS: usize = 256;
 
 impl RangeMap {
     /// An empty map.
     pub const fn new() -> Self {
-        RangeMap { runs: BTreeMap::new(), work: 0 }
+        RangeMap { runs: BTreeMap::new(), work: 0, spare: Vec::new() }
+    }
+
+    /// True when some run overlaps `[lo, hi)` (one search: runs do not
+    /// overlap, so only the last run starting before `hi` can reach `lo`).
+    pub fn overlaps(&self, lo: usize, hi: usize) -> bool {
+        lo < hi && self.runs.range(..hi).next_back().is_some_and(|(_, r)| r.end > lo)
+    }
+
+    /// A new run `[lo, hi)` with one access, where no run overlaps (the
+    /// caller checked [`RangeMap::overlaps`]): `a` as its writer or as its
+    /// only reader.
+    pub fn insert_fresh(&mut self, lo: usize, hi: usize, a: Acc, write: bool) {
+        debug_assert!(lo < hi && !self.overlaps(lo, hi));
+        let mut readers = self.spare.pop().unwrap_or_default();
+        let writer = if write {
+            Some(a)
+        } else {
+            readers.push(a);
+            None
+        };
+        self.runs.insert(lo, Run { end: hi, writer, readers });
+    }
+
+    /// Keep an emptied run's reader list for reuse.
+    fn recycle(&mut self, mut v: Vec<Acc>) {
+        if self.spare.len() < SPARE_READERS && v.capacity() != 0 {
+            v.clear();
+            self.spare.push(v);
+        }
     }
 
     /// Work done by [`RangeMap::remove`] so far: runs visited plus reader
@@ -177,23 +212,14 @@ impl RangeMap {
         self.runs.insert(x, tail);
     }
 
-    /// Start addresses of runs overlapping `[lo, hi)`, in order.
-    fn starts(&self, lo: usize, hi: usize) -> Vec<usize> {
-        let mut v = Vec::new();
-        if let Some((&s, r)) = self.runs.range(..lo).next_back() {
-            if r.end > lo {
-                v.push(s);
-            }
-        }
-        v.extend(self.runs.range(lo..hi).map(|(&s, _)| s));
-        v
-    }
-
     /// Visit the runs overlapping `[lo, hi)` clipped to it: `f(a, b, writer,
     /// readers)` with accesses already shifted to `a`.
     pub fn visit(&self, lo: usize, hi: usize, mut f: impl FnMut(usize, usize, Option<Acc>, &mut dyn Iterator<Item = Acc>)) {
-        for s in self.starts(lo, hi) {
-            let r = &self.runs[&s];
+        if lo >= hi {
+            return;
+        }
+        let first = self.runs.range(..lo).next_back().filter(|(_, r)| r.end > lo);
+        for (&s, r) in first.into_iter().chain(self.runs.range(lo..hi)) {
             let a = s.max(lo);
             let b = r.end.min(hi);
             let by = a - s;
@@ -205,7 +231,9 @@ impl RangeMap {
 
     /// True when some pending task writes a byte of `[lo, hi)`.
     pub fn has_writer(&self, lo: usize, hi: usize) -> bool {
-        self.starts(lo, hi).iter().any(|s| self.runs[s].writer.is_some())
+        let mut any = false;
+        self.visit(lo, hi, |_, _, w, _| any |= w.is_some());
+        any
     }
 
     fn cover(&mut self, lo: usize, hi: usize, mut f: impl FnMut(usize, &mut Run)) {
@@ -266,20 +294,42 @@ impl RangeMap {
         if lo >= hi {
             return;
         }
-        for s in self.starts(lo, hi) {
-            let r = self.runs.get_mut(&s).expect("run");
-            if r.writer.is_some_and(|a| a.t == t) {
-                r.writer = None;
-            }
-            let a = r.readers.partition_point(|x| x.seq < seq);
-            let b = a + r.readers[a..].iter().take_while(|x| x.seq == seq).count();
-            debug_assert!(r.readers[a..b].iter().all(|x| x.t == t));
-            self.work += 1 + u64::from(r.readers.len().max(1).ilog2()) + 1 + (b - a) as u64;
-            r.readers.drain(a..b);
-            if r.writer.is_none() && r.readers.is_empty() {
-                self.runs.remove(&s);
+        // the common case: the task's range is one run of its own
+        if let std::collections::btree_map::Entry::Occupied(mut o) = self.runs.entry(lo) {
+            if o.get().end == hi {
+                let r = o.get_mut();
+                self.work += Self::forget(r, t, seq);
+                if r.writer.is_none() && r.readers.is_empty() {
+                    let r = o.remove();
+                    self.recycle(r.readers);
+                }
+                return;
             }
         }
+        let mut x = self.runs.range(..lo).next_back().filter(|(_, r)| r.end > lo).map_or(lo, |(&s, _)| s);
+        while x < hi {
+            let Some((&s, r)) = self.runs.range_mut(x..hi).next() else { break };
+            self.work += Self::forget(r, t, seq);
+            x = r.end;
+            if r.writer.is_none() && r.readers.is_empty() {
+                let r = self.runs.remove(&s).expect("run");
+                self.recycle(r.readers);
+            }
+        }
+    }
+
+    /// Forget `t`'s accesses recorded in `r`; returns the work done (runs
+    /// visited plus reader entries examined).
+    fn forget(r: &mut Run, t: TaskRef, seq: u64) -> u64 {
+        if r.writer.is_some_and(|a| a.t == t) {
+            r.writer = None;
+        }
+        let a = r.readers.partition_point(|x| x.seq < seq);
+        let b = a + r.readers[a..].iter().take_while(|x| x.seq == seq).count();
+        debug_assert!(r.readers[a..b].iter().all(|x| x.t == t));
+        let work = 1 + u64::from(r.readers.len().max(1).ilog2()) + 1 + (b - a) as u64;
+        r.readers.drain(a..b);
+        work
     }
 
     /// The first run starting at or after `x`, and the run containing `x`.
@@ -371,6 +421,18 @@ impl Tracker {
         self.seq += 1;
         ext.ingest_ns = if flags & FLAG_LAZY != 0 { crate::sys::now_ns() } else { 0 };
 
+        // 0. no pending access touches either range (a stream of copies
+        // into fresh buffers): no edge, nothing to absorb or drop; record
+        // the read and the write, two searches and two inserts. (What the
+        // steps below compute for such a task, without their allocations.)
+        if flags & FLAG_OVERLAP == 0 && !self.map.overlaps(s, s + n) && !self.map.overlaps(d, d + n) {
+            let me = Acc { t, seq: ext.seq, off: 0 };
+            self.map.insert_fresh(s, s + n, me, false);
+            self.map.insert_fresh(d, d + n, me, true);
+            e.desc.set_flags(INGESTED | DEPS_CLEAR);
+            return;
+        }
+
         // 1. source side: RAW on last writers, or absorb.
         let mut reads: Vec<(usize, usize, usize)> = Vec::new(); // (addr, len, task off)
         let mut pieces: Vec<(usize, usize, Acc)> = Vec::new();
@@ -418,6 +480,10 @@ impl Tracker {
         }
         ext.redirects.sort_by_key(|r| r.off);
         coalesce_redirects(&mut ext.redirects);
+        if !ext.redirects.is_empty() {
+            // Release: `own_fast_wait` reads the redirects after this bit
+            e.flags.fetch_or(FLAG_ABSORBS, Ordering::Release);
+        }
 
         // tasks whose output this task reads (never dropped below)
         let raw_on: Vec<TaskRef> = ext.edges.iter().map(|e| e.t).collect();
@@ -913,6 +979,25 @@ mod tests {
         assert!(!m.has_writer(100, 120));
         m.remove(120, 180, tr(3), 3);
         assert!(m.is_empty(), "every run removed");
+    }
+
+    #[test]
+    fn remove_stops_inside_a_run_that_reaches_past_the_range() {
+        // task 1 reads [100, 200); task 2 writes [150, 300): runs [100,150)
+        // [150,200) [200,300); retiring task 1 visits the first two only
+        let mut m = RangeMap::new();
+        m.add_reader(100, 200, acc(1, 0));
+        m.add_writer(150, 300, acc(2, 0));
+        m.remove(100, 200, tr(1), 1);
+        let mut seen = Vec::new();
+        m.visit(0, 400, |a, b, w, r| seen.push((a, b, w.map(|x| x.t.pos), r.count())));
+        assert_eq!(seen, vec![(150, 200, Some(2), 0), (200, 300, Some(2), 0)]);
+        // a fresh range is one run of its own, removed with one search
+        assert!(!m.overlaps(300, 400) && m.overlaps(299, 301));
+        m.insert_fresh(300, 400, acc(3, 0), false);
+        m.remove(300, 400, tr(3), 3);
+        m.remove(150, 300, tr(2), 2);
+        assert!(m.is_empty());
     }
 
     #[test]

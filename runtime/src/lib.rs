@@ -13,6 +13,7 @@
 
 pub mod capi;
 mod scope;
+mod signals;
 pub mod sites;
 
 pub use scope::{scope, Pending, Scope};
@@ -76,6 +77,7 @@ fn init_slow(from_ctor: bool) {
         libc::pthread_atfork(Some(fork_prepare), Some(fork_parent), Some(fork_child));
     }
     copier_adapter::gate::install(&capi::FAST);
+    copier_adapter::fault::set_interposer(signals::sigaction as *const () as usize);
     copier_adapter::gate::install_pending(pending_word());
     resolve_libc_routines();
     if from_ctor {

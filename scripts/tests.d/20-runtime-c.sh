@@ -157,6 +157,7 @@ fi
 # copies complete after csync
 for opts in "" "spawn=0" "service=0" "queue_depth=2" "segment_size=64k:exec_batch=1"; do
   if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/fault_reinstall" 2>&1); then ok "fault_reinstall [$opts]"; else ko "fault_reinstall [$opts] (exit $?): $r"; fi
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/fault_reinstall" signal 2>&1); then ok "fault_reinstall signal [$opts]"; else ko "fault_reinstall signal [$opts] (exit $?): $r"; fi
 done
 
 # without a handler of the program, the default action kills it with SIGSEGV

@@ -17,18 +17,23 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// Tunable at run time with `COPIER_OPTIONS=threshold=N`. The pass plugin
 /// uses it as its default rewrite threshold for constant lengths.
 ///
-/// Measured 2026-11-30 on this project's machine (2-core AMD EPYC KVM
-/// guest, AVX2 + ERMS/FSRM, glibc 2.36; load average 2.3-2.5 from other
-/// builds) with `copier-bench threshold` (interleaved A/B medians, threshold
-/// forced to 0): a copy, a copy-use window of as much independent work as
-/// the use itself, then the use. amemcpy+csync is within 1% of memcpy from
-/// 1.5 KiB (0.625x at 512 B, 0.979x at 1 KiB) and never slower from 6 KiB
-/// to 128 KiB (1.000-1.004x). Without any copy-use window
-/// (`copier-bench copy-parse`, warm buffers) the asynchronous path costs 3%
-/// at 16 KiB with a 1 ns/byte walk and 14% with a 0.25 ns/byte walk, while a
-/// copy into fresh memory gains 1.08-1.17x at 16 KiB. 16 KiB keeps that
-/// margin for the pass, which rewrites constant-length copies without
-/// knowing their window; programs that know theirs can lower it.
+/// Derived from the per-task cost `C` (submit, ingest, claim, complete,
+/// retire, csync: everything but the bytes). The pass rewrites a copy
+/// without knowing its window, so the threshold is the smallest power of
+/// two `T` at which a copy with no window at all still costs at most 10%:
+/// a stream of such copies kept in flight (`copier-bench stream`), which
+/// the service and the caller share on two cores, runs at `2 m / (m + C)`
+/// of memcpy for a memcpy time `m`, and that is >= 0.9 when `m >= 0.82 C`.
+///
+/// Measured 2026-12-01 on this project's machine (2-core Intel Xeon KVM
+/// guest, AVX-512, glibc 2.36; load average 10-11 from other builds, so
+/// both sides of each ratio are slowed alike) with the stream shape run by
+/// one thread (`spawn=0:threshold=0`, depth 16, 512 buffers, 201
+/// interleaved rounds, medians): `C` = 0.56-0.92 us per task (it was
+/// 1.6-1.8 us before the per-task work of issue 9; 4,900 instead of 9,200
+/// instructions per task under callgrind), memcpy 0.32-0.41 us at 8 KiB
+/// and 1.15-1.17 us at 16 KiB. So `m >= 0.82 C` first holds at 16 KiB
+/// (`C / m` = 0.69 there, about 2 at 8 KiB).
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 
 /// Names of CopierSanitizer's run-time flags (`sanitizer/src/flags.rs`),
