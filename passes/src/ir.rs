@@ -820,6 +820,15 @@ pub fn get_or_declare(
     }
 }
 
+/// Makes the direct call `call` call `function` (same type) instead.
+pub fn set_called_function(call: LLVMValueRef, function: LLVMValueRef) {
+    // SAFETY: handle invariant; the callee is a call's last operand.
+    unsafe {
+        let n = c::LLVMGetNumOperands(call);
+        c::LLVMSetOperand(call, (n - 1) as u32, function);
+    }
+}
+
 /// Deletes `function`, which nothing uses, from its module.
 pub fn delete_function(function: LLVMValueRef) {
     // SAFETY: handle invariant; the function has no uses.

@@ -617,22 +617,33 @@ pub fn apply(
             ir::erase(c.call);
         }
         {
-            // Split: `if (pending || (len >= threshold && site is not
-            // inline)) submit else memcpy`: short copies, and the copies of
-            // a site the runtime found never pays, run inline while nothing
-            // is pending (the runtime orders them after pending copies).
+            // Split: a variable-length copy shorter than the threshold
+            // runs inline while nothing is pending (`len >= threshold ||
+            // pending` first: the short path reads no site state); then a
+            // copy whose site the runtime found never pays runs inline while
+            // nothing is pending; else the site entry point submits (it
+            // orders an inline copy after pending copies).
             em.b.position_before(new);
             let pending = pending_test(&em.b, &rt);
+            let overlap = c.kind == CopyKind::Move;
+            if ir::const_int(c.len).is_none() {
+                let limit = em.b.const_int(size, threshold);
+                let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
+                let slow = em.b.or(long, pending);
+                let (then_term, else_term) = context::split_if_then_else(slow, new);
+                ir::remove_from_parent(new);
+                em.b.position_before(then_term);
+                em.b.insert(new);
+                em.b.position_before(else_term);
+                em.b.set_loc_from(new);
+                em.b.mem_copy(c.dst, c.src, len, overlap);
+                em.b.position_before(new);
+            }
             let i32t = em.b.int32_type();
             let state_ptr = em.b.byte_gep(site, em.b.const_int(size, copier_abi::site::STATE_OFFSET as u64));
             let state = em.b.load_relaxed(i32t, state_ptr, 4);
             let inline = em.b.const_int(i32t, copier_abi::site::INLINE as u64);
-            let mut async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
-            if ir::const_int(c.len).is_none() {
-                let limit = em.b.const_int(size, threshold);
-                let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
-                async_site = em.b.and(long, async_site);
-            }
+            let async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
             let submit = em.b.or(pending, async_site);
             let (then_term, else_term) = context::split_if_then_else(submit, new);
             ir::remove_from_parent(new);
@@ -640,7 +651,7 @@ pub fn apply(
             em.b.insert(new);
             em.b.position_before(else_term);
             em.b.set_loc_from(new);
-            em.b.mem_copy(c.dst, c.src, len, c.kind == CopyKind::Move);
+            em.b.mem_copy(c.dst, c.src, len, overlap);
         }
         if let Some(&(dst_slot, len_slot)) = em.slots.get(&i) {
             let placed = em.b.position_after(new);
