@@ -71,20 +71,43 @@ pub fn add_lines(text: &str, sites: &mut BTreeMap<String, SiteTotals>) -> Result
                 .parse::<u64>()
                 .map_err(|_| format!("line {}: site {loc}: {k}= is not a number", no + 1))
         };
-        let t = sites.entry(loc.to_owned()).or_default();
-        t.function = fields.get("fn").copied().unwrap_or("?").to_owned();
-        t.copies += num("copies")?;
-        t.bytes += num("bytes")?;
-        t.asynchronous += num("async")?;
-        t.observed += num("observed")?;
-        t.unpaid += num("unpaid")?;
-        t.window_ns += num("window_ns")?;
-        t.wait_ns += num("wait_ns")?;
-        t.waits += num("waits")?;
+        let function = unescape(fields.get("fn").copied().unwrap_or("?"));
+        // One row per location and function: without debug information
+        // every location is `?:0:0`.
+        let t = sites.entry(format!("{}\u{0}{function}", unescape(loc))).or_default();
+        t.function = function;
+        let add = |a: &mut u64, v: u64| *a = a.saturating_add(v);
+        add(&mut t.copies, num("copies")?);
+        add(&mut t.bytes, num("bytes")?);
+        add(&mut t.asynchronous, num("async")?);
+        add(&mut t.observed, num("observed")?);
+        add(&mut t.unpaid, num("unpaid")?);
+        add(&mut t.window_ns, num("window_ns")?);
+        add(&mut t.wait_ns, num("wait_ns")?);
+        add(&mut t.waits, num("waits")?);
         *t.states.entry(fields.get("state").copied().unwrap_or("?").to_owned()).or_default() += 1;
         t.processes += 1;
     }
     Ok(())
+}
+
+/// Decodes the runtime's %-escapes (`%20` for a space in a path).
+fn unescape(w: &str) -> String {
+    let b = w.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() && w.is_char_boundary(i + 1) && w.is_char_boundary(i + 3) {
+            if let Ok(v) = u8::from_str_radix(&w[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn human_bytes(b: u64) -> String {
@@ -112,8 +135,10 @@ pub fn render(sites: &BTreeMap<String, SiteTotals>) -> String {
         "{:<40} {:<24} {:>9} {:>10} {:>7} {:>12} {:>7} {:>12} {:>8}  state\n",
         "site", "function", "copies", "bytes", "async", "mean window", "waits", "mean wait", "unpaid"
     );
-    for (loc, t) in rows {
+    for (key, t) in rows {
+        let loc = key.split('\u{0}').next().unwrap_or(key);
         let async_pct = if t.copies == 0 { 0.0 } else { 100.0 * t.asynchronous as f64 / t.copies as f64 };
+        // (a site line per process, or per copy of a runtime in a process)
         let states: Vec<String> = t.states.iter().map(|(s, n)| if t.processes > 1 { format!("{s} x{n}") } else { s.clone() }).collect();
         out += &format!(
             "{:<40} {:<24} {:>9} {:>10} {:>6.0}% {:>12} {:>7} {:>12} {:>8}  {}\n",
@@ -163,7 +188,7 @@ copier: site a.c:3:5 fn=main copies=1 bytes=100 async=1 observed=1 unpaid=0 wind
     fn sums_by_site_over_processes() {
         let mut s = BTreeMap::new();
         add_lines(TWO, &mut s).unwrap();
-        let a = &s["a.c:3:5"];
+        let a = &s["a.c:3:5\u{0}main"];
         assert_eq!((a.copies, a.bytes, a.asynchronous, a.observed, a.unpaid, a.processes), (11, 1100, 11, 11, 9, 2));
         assert_eq!(a.states.get("inline"), Some(&1));
         assert_eq!(a.states.get("learning"), Some(&1));
@@ -172,6 +197,22 @@ copier: site a.c:3:5 fn=main copies=1 bytes=100 async=1 observed=1 unpaid=0 wind
         assert_eq!(rows.len(), 3, "{table}");
         assert!(rows[1].starts_with("b.c:9:1"), "largest bytes first: {table}");
         assert!(rows[2].contains("inline x1, learning x1"), "{table}");
+    }
+
+    #[test]
+    fn sites_without_debug_info_stay_apart_by_function() {
+        let mut s = BTreeMap::new();
+        let lines = "copier: site ?:0:0 fn=a copies=1 bytes=1 async=0 observed=0 unpaid=0 window_ns=0 wait_ns=0 waits=0 state=learning\n\
+copier: site ?:0:0 fn=b copies=2 bytes=2 async=0 observed=0 unpaid=0 window_ns=0 wait_ns=0 waits=0 state=learning\n\
+copier: site /tmp/sp%20dir/p.c:3:1 fn=c copies=u64::MAX bytes=1 async=0 observed=0 unpaid=0 window_ns=0 wait_ns=0 waits=0 state=learning\n";
+        assert!(add_lines(lines, &mut s).is_err(), "u64::MAX is not a number");
+        let mut s = BTreeMap::new();
+        add_lines(&lines.replace("u64::MAX", "18446744073709551615"), &mut s).unwrap();
+        add_lines("copier: site /tmp/sp%20dir/p.c:3:1 fn=c copies=5 bytes=1 async=0 observed=0 unpaid=0 window_ns=0 wait_ns=0 waits=0 state=learning", &mut s).unwrap();
+        assert_eq!(s.len(), 3);
+        assert_eq!(s["/tmp/sp dir/p.c:3:1\u{0}c"].copies, u64::MAX, "saturates");
+        let table = render(&s);
+        assert!(table.contains("/tmp/sp dir/p.c:3:1"), "{table}");
     }
 
     #[test]

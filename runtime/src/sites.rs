@@ -111,12 +111,22 @@ impl Site {
         }
     }
 
+    /// A string of the site as one word of the report line: `%` and
+    /// whitespace are %-escaped (`copiergen report` decodes them).
     fn text(p: *const c_char) -> String {
         if p.is_null() {
             return "?".to_owned();
         }
         // SAFETY: the pass emits NUL-terminated constant strings.
-        unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        let t = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+        let mut out = String::with_capacity(t.len());
+        for ch in t.chars() {
+            match ch {
+                '%' | ' ' | '\t' | '\n' | '\r' => out.push_str(&format!("%{:02X}", ch as u32)),
+                c => out.push(c),
+            }
+        }
+        out
     }
 
     /// The report line: `copier: site FILE:LINE:COL fn=F copies=N bytes=N
