@@ -120,6 +120,19 @@ fn call_if_pending(b: &Builder, rt: &Runtime, entry: Entry, args: &[LLVMValueRef
     b.call(entry.ty, entry.f, args)
 }
 
+/// `if (cond) new else llvm.memcpy/memmove(dst, src, len)`: moves the
+/// submitting call `new` into the then arm, the inline copy (with `new`'s
+/// debug location) into the else arm.
+fn submit_or_copy(b: &Builder, cond: LLVMValueRef, new: LLVMValueRef, (dst, src, len): (LLVMValueRef, LLVMValueRef, LLVMValueRef), overlap: bool) {
+    let (then_term, else_term) = context::split_if_then_else(cond, new);
+    ir::remove_from_parent(new);
+    b.position_before(then_term);
+    b.insert(new);
+    b.position_before(else_term);
+    b.set_loc_from(new);
+    b.mem_copy(dst, src, len, overlap);
+}
+
 /// LLVM's C calling convention (`ccc`).
 const C_CALL_CONV: u32 = 0;
 
@@ -630,13 +643,7 @@ pub fn apply(
                 let limit = em.b.const_int(size, threshold);
                 let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
                 let slow = em.b.or(long, pending);
-                let (then_term, else_term) = context::split_if_then_else(slow, new);
-                ir::remove_from_parent(new);
-                em.b.position_before(then_term);
-                em.b.insert(new);
-                em.b.position_before(else_term);
-                em.b.set_loc_from(new);
-                em.b.mem_copy(c.dst, c.src, len, overlap);
+                submit_or_copy(&em.b, slow, new, (c.dst, c.src, len), overlap);
                 em.b.position_before(new);
             }
             let i32t = em.b.int32_type();
@@ -645,13 +652,7 @@ pub fn apply(
             let inline = em.b.const_int(i32t, copier_abi::site::INLINE as u64);
             let async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
             let submit = em.b.or(pending, async_site);
-            let (then_term, else_term) = context::split_if_then_else(submit, new);
-            ir::remove_from_parent(new);
-            em.b.position_before(then_term);
-            em.b.insert(new);
-            em.b.position_before(else_term);
-            em.b.set_loc_from(new);
-            em.b.mem_copy(c.dst, c.src, len, overlap);
+            submit_or_copy(&em.b, submit, new, (c.dst, c.src, len), overlap);
         }
         if let Some(&(dst_slot, len_slot)) = em.slots.get(&i) {
             let placed = em.b.position_after(new);
