@@ -17,7 +17,8 @@
 //!
 //! Observation is per thread: a small ring of the thread's open copies,
 //! looked at only by the csync-family calls that reach the runtime (the
-//! compiled guards call it only while something is pending).
+//! compiled guards call it only while something is pending). A signal
+//! handler that interrupts this bookkeeping finds it busy and skips it.
 
 use copier_adapter::config::{self, values as opt};
 use copier_adapter::sys::now_ns;
@@ -194,7 +195,9 @@ unsafe fn submit(dst: *mut c_void, src: *const c_void, n: usize, site: *const Si
         s.asynchronous.fetch_add(1, Ordering::Relaxed);
         let o = Open { site, dst: dst as usize, len: n, submitted: now_ns(), last_wait: 0, waited: 0 };
         let _ = OPEN.try_with(|v| {
-            let mut v = v.borrow_mut();
+            // (busy: a signal handler interrupted this thread's bookkeeping;
+            // the copy goes unobserved)
+            let Ok(mut v) = v.try_borrow_mut() else { return };
             // An open copy whose destination this one overwrites or reads
             // is done with: later waits on these bytes are this copy's.
             let (d, s) = (dst as usize, src as usize);
@@ -241,7 +244,7 @@ pub unsafe extern "C" fn __copier_amemmove_site(dst: *mut c_void, src: *const c_
 /// time their waits only then).
 #[inline]
 pub fn observing() -> bool {
-    OPEN.try_with(|v| !v.borrow().is_empty()).unwrap_or(false)
+    OPEN.try_with(|v| v.try_borrow().is_ok_and(|v| !v.is_empty())).unwrap_or(false)
 }
 
 /// A wait over `[addr, addr + n)` (every open copy when `all`) ran from
@@ -249,7 +252,7 @@ pub fn observing() -> bool {
 /// it covered whole.
 pub fn waited(addr: usize, n: usize, all: bool, t0: u64, t1: u64) {
     let _ = OPEN.try_with(|v| {
-        let mut v = v.borrow_mut();
+        let Ok(mut v) = v.try_borrow_mut() else { return };
         let mut charged = false;
         v.retain_mut(|o| {
             let touches = all || (addr < o.dst + o.len && o.dst < addr.saturating_add(n));
@@ -274,7 +277,11 @@ pub fn waited(addr: usize, n: usize, all: bool, t0: u64, t1: u64) {
 /// them with ` pid=N` to the stats file.
 pub fn report(to_stderr: bool, file: Option<&std::path::Path>) {
     let now = now_ns();
-    let _ = OPEN.try_with(|v| v.borrow_mut().drain(..).for_each(|o| close(&o, now)));
+    let _ = OPEN.try_with(|v| {
+        if let Ok(mut v) = v.try_borrow_mut() {
+            v.drain(..).for_each(|o| close(&o, now));
+        }
+    });
     let sites = REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if sites.is_empty() {
         return;
