@@ -96,18 +96,12 @@ pub fn print_line() {
     unsafe { libc::write(2, s.as_ptr().cast(), s.len()) };
 }
 
-/// Append the stats line and ` pid=N` to `path` with one `write(2)` on an
+/// Append `text` (whole lines) to `path` with one `write(2)` on an
 /// `O_APPEND` descriptor, so the lines of many processes sharing the file
 /// never interleave (an appending write positions and writes atomically:
 /// POSIX `write`, "If the O_APPEND flag ... is set"). Errors are reported
-/// on stderr; they never abort the exit.
-pub fn append_line(path: &std::path::Path) {
-    append_text(path, &format!("{} pid={}\n", snapshot().line(), std::process::id()));
-}
-
-/// Append `line` (whole lines) to `path` with one `write(2)` on an
-/// `O_APPEND` descriptor (see [`append_line`]).
-pub fn append_text(path: &std::path::Path, line: &str) {
+/// on stderr, once per call; they never abort the exit.
+pub fn append_text(path: &std::path::Path, text: &str) {
     use std::os::unix::ffi::OsStrExt;
     let Ok(cpath) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return };
     // SAFETY: open(2) with a NUL-terminated path; write(2) and close(2) on
@@ -120,7 +114,7 @@ pub fn append_text(path: &std::path::Path, line: &str) {
             libc::write(2, msg.as_ptr().cast(), msg.len());
             return;
         }
-        libc::write(fd, line.as_ptr().cast(), line.len());
+        libc::write(fd, text.as_ptr().cast(), text.len());
         libc::close(fd);
     }
 }

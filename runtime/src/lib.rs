@@ -155,13 +155,15 @@ extern "C" fn at_exit() {
     if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 {
         copier_adapter::stats::print_line();
     }
-    if let Some(path) = copier_adapter::config::stats_file() {
-        copier_adapter::stats::append_line(&path);
-    }
     let sites = copier_adapter::config::get(&copier_adapter::config::values::sites) != 0;
     let file = copier_adapter::config::stats_file();
-    if sites || file.is_some() {
-        sites::report(sites, file.as_deref());
+    let site_lines = if sites || file.is_some() { sites::report(sites) } else { Vec::new() };
+    if let Some(path) = file {
+        // One append per process: the counters line, then its site lines.
+        let pid = std::process::id();
+        let mut text = format!("{} pid={pid}\n", copier_adapter::stats::snapshot().line());
+        site_lines.iter().for_each(|l| text.push_str(&format!("{l} pid={pid}\n")));
+        copier_adapter::stats::append_text(&path, &text);
     }
 }
 

@@ -273,9 +273,10 @@ pub fn waited(addr: usize, n: usize, all: bool, t0: u64, t1: u64) {
     });
 }
 
-/// Print every site's line to stderr (`COPIER_STATS=sites`) and/or append
-/// them with ` pid=N` to the stats file.
-pub fn report(to_stderr: bool, file: Option<&std::path::Path>) {
+/// Close the calling thread's open observations and return every site's
+/// line (empty without sites); also print them to stderr when `to_stderr`
+/// (`COPIER_STATS=sites`). The caller appends them to the stats file.
+pub fn report(to_stderr: bool) -> Vec<String> {
     let now = now_ns();
     let _ = OPEN.try_with(|v| {
         if let Ok(mut v) = v.try_borrow_mut() {
@@ -284,7 +285,7 @@ pub fn report(to_stderr: bool, file: Option<&std::path::Path>) {
     });
     let sites = REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if sites.is_empty() {
-        return;
+        return Vec::new();
     }
     // SAFETY: registered addresses are sites the pass emitted (static).
     let lines: Vec<String> = sites.iter().map(|&p| unsafe { &*(p as *const Site) }.line()).collect();
@@ -294,11 +295,7 @@ pub fn report(to_stderr: bool, file: Option<&std::path::Path>) {
         // SAFETY: writing our own buffer to fd 2.
         unsafe { libc::write(2, s.as_ptr().cast(), s.len()) };
     }
-    if let Some(path) = file {
-        let pid = std::process::id();
-        let s: String = lines.iter().map(|l| format!("{l} pid={pid}\n")).collect();
-        copier_adapter::stats::append_text(path, &s);
-    }
+    lines
 }
 
 #[cfg(test)]

@@ -84,3 +84,13 @@ if [ "$got" != "$want" ] || [[ "$waited" != *"state=inline"* ]] || [[ "$overlapp
   exit 1
 fi
 echo "ok: sites: waited-for site went inline, overlapped site stayed async: ${waited#copier: site } | ${overlapped#copier: site }"
+# The stats file gets the counters line and the site lines in one append: an
+# unwritable one is reported once per process, not once per kind of line.
+warn=$(COPIER_STATS_FILE=/nonexistent-dir/stats.txt timeout 120 "$d/sites" 20 2>&1 >/dev/null | grep -c "copier: stats_file /nonexistent-dir/stats.txt: " || true)
+[ "$warn" = 1 ] || { echo "FAILED: sites: unwritable stats file reported $warn times (want 1)"; exit 1; }
+sf="$d/sites-stats.txt"; rm -f "$sf"
+COPIER_STATS_FILE="$sf" timeout 120 "$d/sites" 20 >/dev/null 2>&1
+if [ "$(grep -c '^copier: tasks=' "$sf")" != 1 ] || [ "$(grep -c '^copier: site ' "$sf")" -lt 2 ]; then
+  echo "FAILED: sites: stats file should hold one counters line and the site lines:"; cat "$sf"; exit 1
+fi
+echo "ok: sites: stats file holds the counters line and $(grep -c '^copier: site ' "$sf") site lines; an unwritable one is reported once"
