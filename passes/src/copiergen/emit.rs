@@ -639,7 +639,9 @@ pub fn apply(
             em.b.position_before(new);
             let pending = pending_test(&em.b, &rt);
             let overlap = c.kind == CopyKind::Move;
-            if ir::const_int(c.len).is_none() {
+            // (no split where the size profile has the copy long)
+            let profiled_long = matches!(pc.profile, Some(super::size_profile::Verdict::Long { .. }));
+            if ir::const_int(c.len).is_none() && !profiled_long {
                 let limit = em.b.const_int(size, threshold);
                 let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
                 let slow = em.b.or(long, pending);

@@ -28,6 +28,7 @@ pub mod options;
 pub mod placement;
 pub mod remarks;
 pub mod signals;
+pub mod size_profile;
 
 use crate::context::{self, FunctionAnalyses, ModuleContext, Severity};
 use crate::ir;
@@ -292,6 +293,11 @@ fn run_on_function(
                 if max < cfg.threshold {
                     return Err(SkipReason::BoundedBelowThreshold(max, cfg.threshold));
                 }
+                if let Some(size_profile::Verdict::Short { calls, short, max }) =
+                    size_profile::verdict(c.call, cfg.threshold)
+                {
+                    return Err(SkipReason::ProfiledBelowThreshold { calls, short, max, threshold: cfg.threshold });
+                }
             }
             Ok(c)
         });
@@ -313,6 +319,7 @@ fn run_on_function(
         .map(|call| PendingCopy {
             facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp, source_range(&call)),
             loc: ir::debug_loc(call.call),
+            profile: if call.const_len.is_none() { size_profile::verdict(call.call, cfg.threshold) } else { None },
             call,
         })
         .collect();
@@ -409,6 +416,9 @@ fn run_on_function(
         for (i, c) in copies.iter().enumerate() {
             if plan.reachable[i] {
                 remarks::rewritten(&fa, &c.call);
+                if let Some(size_profile::Verdict::Long { calls, long }) = c.profile {
+                    remarks::profiled_long(&fa, &c.call, calls, long, cfg.threshold);
+                }
             } else {
                 remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
             }
@@ -481,10 +491,17 @@ fn select_guarded(
             continue;
         }
         let fa = cx.analyses(x);
-        // Copies whose length range stays below the threshold stay memcpy
+        // Copies whose length range (or size profile) stays below the
+        // threshold stay memcpy
         // (run_on_function): they leave nothing pending.
-        let copies: Vec<_> =
-            copies.into_iter().filter(|c| c.const_len.is_some() || fa.length_max(c.len, c.call) >= cfg.threshold).collect();
+        let copies: Vec<_> = copies
+            .into_iter()
+            .filter(|c| {
+                c.const_len.is_some()
+                    || (fa.length_max(c.len, c.call) >= cfg.threshold
+                        && !matches!(size_profile::verdict(c.call, cfg.threshold), Some(size_profile::Verdict::Short { .. })))
+            })
+            .collect();
         let facts: Vec<CopyFacts> =
             copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true, None)).collect();
         for call in ir::blocks(x).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {

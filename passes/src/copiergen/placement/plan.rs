@@ -4,6 +4,7 @@
 
 use crate::copiergen::candidates::CopyCall;
 use crate::copiergen::effects::{CopyFacts, FullReason, NarrowReason};
+use crate::copiergen::size_profile::Verdict;
 use crate::context::LoopEntry;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 
@@ -16,6 +17,8 @@ pub struct PendingCopy {
     pub facts: CopyFacts,
     /// Its source location (`file:line:col`), if it has debug info.
     pub loc: Option<String>,
+    /// What its size profile (`-fprofile-use`) says, for a variable length.
+    pub profile: Option<Verdict>,
 }
 
 /// The bytes a narrow sync waits for.
