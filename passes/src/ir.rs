@@ -837,6 +837,18 @@ pub fn can_declare(module: LLVMModuleRef, name: &CStr, ret: LLVMTypeRef, params:
     }
 }
 
+/// A type as LLVM prints it (`ptr`, `i64`, `void`).
+pub fn type_to_string(ty: LLVMTypeRef) -> String {
+    // SAFETY: handle invariant; the printed string is owned by us, copied,
+    // then freed with LLVMDisposeMessage.
+    unsafe {
+        let p = c::LLVMPrintTypeToString(ty);
+        let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+        c::LLVMDisposeMessage(p);
+        s
+    }
+}
+
 /// Gets or declares `name` with type `ret (params...)` and the function
 /// attributes `attrs` (a new declaration only) in the module. Returns the
 /// function and its type. If the module already has a global of that name

@@ -129,6 +129,19 @@ impl ModulePass for CopierGen {
             remark_unsupported_target(cx, &triple);
             return false;
         }
+        // Checked once per module with copies, before any analysis: one
+        // warning, and every copy gets the same remark.
+        if let Some((name, expected)) = emit::Runtime::conflict(cx.raw()).filter(|_| module_has_copies(cx)) {
+            cx.diagnose(
+                None,
+                Severity::Warning,
+                &format!(
+                    "the module declares '{name}' with another type or as a variable, but libcopier's is '{expected}'; every copy of the module stays synchronous"
+                ),
+            );
+            remark_every_copy(cx, &SkipReason::RuntimeDeclConflict(name));
+            return false;
+        }
         let cfg = Config {
             threshold: params.threshold.unwrap_or_else(|| options::THRESHOLD.uint()),
             window: params.window.unwrap_or_else(|| options::WINDOW.bool()),
@@ -207,6 +220,20 @@ fn target_supported(triple: &str) -> bool {
 /// Missed remarks (when requested) for the copies of a module whose target
 /// has no libcopier.
 fn remark_unsupported_target(cx: &ModuleContext<'_>, triple: &str) {
+    remark_every_copy(cx, &SkipReason::UnsupportedTarget(triple.to_owned()));
+}
+
+/// Whether some function of the module has a copy the pass recognises.
+fn module_has_copies(cx: &ModuleContext<'_>) -> bool {
+    let ids = IntrinsicIds::lookup();
+    ir::functions(cx.raw())
+        .filter(|&f| !ir::is_declaration(f))
+        .any(|f| ir::blocks(f).flat_map(ir::instructions).any(|i| candidates::recognize(i, &ids).is_some()))
+}
+
+/// Missed remarks (when requested) for every copy of the module: `why`
+/// keeps them all synchronous.
+fn remark_every_copy(cx: &ModuleContext<'_>, why: &SkipReason) {
     let ids = IntrinsicIds::lookup();
     for f in ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)) {
         let found: Vec<_> =
@@ -219,7 +246,7 @@ fn remark_unsupported_target(cx: &ModuleContext<'_>, triple: &str) {
             return;
         }
         for (i, name) in found {
-            remarks::skipped(&fa, i, &name, const_len_of(i), &SkipReason::UnsupportedTarget(triple.to_owned()));
+            remarks::skipped(&fa, i, &name, const_len_of(i), why);
         }
     }
 }
@@ -400,7 +427,7 @@ fn run_on_function(
     let rt = match runtime.get_or_insert_with(|| emit::Runtime::declare(cx.raw())) {
         Ok(rt) => *rt,
         Err(name) => {
-            fa.diagnose(Severity::Warning, &format!("'{name}' is declared with an unexpected type; copies stay synchronous"));
+            // (not reached: `run` checks the declarations first and warns once)
             if remarks {
                 for c in &copies {
                     let why = SkipReason::RuntimeDeclConflict(name.clone());
