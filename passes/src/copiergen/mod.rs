@@ -389,16 +389,21 @@ fn run_on_function(
         copies.iter().enumerate().map(|(i, _)| placement::work_before_sync(&copies, &plan, i, cfg.min_overlap)).collect();
     if work.iter().any(Option::is_some) {
         let mut kept = Vec::new();
-        for (c, w) in copies.into_iter().zip(&work) {
+        for (i, (c, w)) in copies.into_iter().zip(&work).enumerate() {
             match w {
                 Some(q) => {
                     if remarks {
-                        let why = SkipReason::NoOverlap {
-                            work: q.work,
-                            limit: cfg.min_overlap,
-                            sync: remarks::describe_point(&plan.points[q.point]),
-                            others: q.points - 1,
-                        };
+                        let point = &plan.points[q.point];
+                        let mut sync = remarks::describe_point(point);
+                        // A coarse plan waits for the whole copy at its first
+                        // conflicting access: say so, it is why nothing overlaps.
+                        if point.full.iter().any(|&(k, r)| k == i && matches!(r, effects::FullReason::CoarseAccess(_))) {
+                            sync += &format!(
+                                " (planned coarsely: the function needs more than {} narrow syncs, -copiergen-max-narrow)",
+                                cfg.max_narrow
+                            );
+                        }
+                        let why = SkipReason::NoOverlap { work: q.work, limit: cfg.min_overlap, sync, others: q.points - 1 };
                         remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
                     }
                 }

@@ -118,8 +118,12 @@ impl SizeProfile {
     }
 }
 
-/// The verdict for a variable-length copy `call` against `threshold`.
+/// The verdict for a variable-length copy `call` against `threshold`;
+/// `None` under `-copiergen-size-profile=false`.
 pub fn verdict(call: LLVMValueRef, threshold: u64) -> Option<Verdict> {
+    if !super::options::SIZE_PROFILE.bool() {
+        return None;
+    }
     SizeProfile::of(call)?.verdict(threshold)
 }
 
