@@ -33,7 +33,7 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// callgrind), memcpy 0.63-0.65 us at 8 KiB and 1.24-1.34 us at 16 KiB.
 /// So `m >= 0.82 C` first holds at 16 KiB. The model assumes the two
 /// cores share the work at that `C`; the two-thread stream measures
-/// more (its ratio reaches 0.9 only at 64 KiB, see that file), which
+/// more (0.45-0.51 at 16 KiB, 0.96-1.11 at 64 KiB, see that file), which
 /// bounds back-to-back copies without any window, not the single copies
 /// the pass mostly rewrites.
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
