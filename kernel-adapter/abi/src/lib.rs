@@ -33,9 +33,10 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// callgrind), memcpy 0.63-0.65 us at 8 KiB and 1.24-1.34 us at 16 KiB.
 /// So `m >= 0.82 C` first holds at 16 KiB. The model assumes the two
 /// cores share the work at that `C`; the two-thread stream measures
-/// more (0.45-0.51 at 16 KiB, 0.96-1.11 at 64 KiB, see that file), which
-/// bounds back-to-back copies without any window, not the single copies
-/// the pass mostly rewrites.
+/// more (0.45-0.51 at 16 KiB, 0.75-0.88 at 32 KiB, 1.04-1.11 at 64 KiB),
+/// which bounds back-to-back copies without any window. A single copy
+/// followed by independent work (`copier-bench threshold`, the shape the
+/// pass mostly rewrites) breaks even at 12-16 KiB (ratio 1.000 at 16 KiB).
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 
 /// Names of CopierSanitizer's run-time flags (`sanitizer/src/flags.rs`),
