@@ -26,8 +26,10 @@ PACKAGES=(
   protobuf-compiler
   tcl
   zlib1g-dev
-  # bench/sanitizer/slowdown.sh: the AddressSanitizer baseline (clang's runtimes)
+  # bench/sanitizer/run.sh: the AddressSanitizer baseline (clang's runtimes)
+  # and protoc-gen-c for its protobuf-c workload
   libclang-rt-22-dev
+  protobuf-c-compiler
   # CopierGen shim formatting check (scripts/tests.d/30-pass.sh)
   clang-format-22
   # instruction-count gate (scripts/tests.d/65-callgrind-gate.sh)

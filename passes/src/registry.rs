@@ -52,7 +52,7 @@ mod tests {
     fn every_option_is_registered_once_in_pass_order() {
         let names: Vec<&str> = super::all_options().iter().map(|o| o.name).collect();
         assert_eq!(names.first(), Some(&"copiergen-threshold"));
-        assert_eq!(&names[names.len() - 2..], ["copier-sanitizer", "copier-sanitizer-recover"]);
+        assert_eq!(&names[names.len() - 3..], ["copier-sanitizer", "copier-sanitizer-recover", "copier-sanitizer-check-windows"]);
         let mut sorted = names.clone();
         sorted.sort_unstable();
         sorted.dedup();

@@ -259,11 +259,10 @@ impl<S: ShadowMem> Tracker<S> {
                     Role::Destination => (c.dst, &c.pend_dst),
                     Role::Source => (c.src, &c.pend_src),
                 };
-                for (i, j) in set.iter() {
-                    if let Some(r) = intersect(a, b, base + i, base + j) {
-                        held.push(r);
-                    }
-                }
+                // Only the fragments inside [a, b): a copy synced in
+                // scattered pieces has many, and a 1-byte sync must not
+                // visit them all.
+                held.extend(set.within(a.saturating_sub(base), b - base).map(|(i, j)| (base + i, base + j)));
             }
             held.sort_unstable();
             let mut at = a;
@@ -290,9 +289,10 @@ impl<S: ShadowMem> Tracker<S> {
     ///   next copy's destination or source at or after `want` (unbounded if
     ///   there is none: libcopier's own answer when nothing is pending);
     ///   only `[addr, want)` is synced;
-    /// - exactly one copy overlaps `[addr, addr+max)`, only as the
-    ///   destination that holds `[addr, want)`: the window and the sync run
-    ///   to `addr + max` or that destination's end, whichever is first, so
+    /// - the copies that overlap `[addr, addr+max)` do so only as
+    ///   destinations that each hold `[addr, want)` (one buffer, copied into
+    ///   once or several times): the window and the sync run to `addr + max`
+    ///   or the first end of those destinations, whichever is first, so
     ///   syncing releases nothing of another buffer;
     /// - otherwise exactly `[addr, want)`.
     pub fn ready_window(&self, addr: usize, want: usize, max: usize) -> (usize, usize) {
@@ -305,16 +305,20 @@ impl<S: ShadowMem> Tracker<S> {
             return (next(&self.by_dst).min(next(&self.by_src)).max(want), want);
         }
         let limit = addr.saturating_add(max).max(want);
-        let mut dst = overlaps(&self.by_dst, lo, addr, limit);
-        if let (Some(id), None, None) = (dst.next(), dst.next(), overlaps(&self.by_src, lo, addr, limit).next()) {
+        if overlaps(&self.by_src, lo, addr, limit).next().is_some() {
+            return (want, want);
+        }
+        let mut end = limit;
+        for id in overlaps(&self.by_dst, lo, addr, limit) {
             let c = &self.copies[&id];
             let dst_end = c.dst + c.len;
-            if c.dst <= addr && want <= dst_end {
-                let end = limit.min(dst_end).max(want);
-                return (end, end);
+            if c.dst > addr || want > dst_end {
+                return (want, want);
             }
+            end = end.min(dst_end);
         }
-        (want, want)
+        let end = end.max(want);
+        (end, end)
     }
 
     /// The program synced everything.
@@ -343,7 +347,7 @@ impl<S: ShadowMem> Tracker<S> {
                 Role::Destination => (c.dst, &c.pend_dst),
                 Role::Source => (c.src, &c.pend_src),
             };
-            let hit = set.iter().find_map(|(i, j)| intersect(addr, end, base + i, base + j).map(|(s, _)| s));
+            let hit = set.within(addr.saturating_sub(base), end - base).next().map(|(i, _)| base + i);
             if let Some(h) = hit {
                 if best.is_none_or(|(b, _)| c.id > b.id) {
                     best = Some((c, h));
@@ -475,6 +479,11 @@ mod tests {
         assert_eq!(t.ready_window(BASE + 2050, BASE + 2051, 256), (BASE + 2051, BASE + 2051));
         // Past every copy: unbounded.
         assert_eq!(t.ready_window(BASE + 3500, BASE + 3501, 256), (usize::MAX, BASE + 3501));
+        // Two copies into one buffer: the window runs to the first end.
+        t.submit(BASE + 1000, BASE + 2048, 100, 0, 0, Box::new([])).unwrap();
+        t.submit(BASE + 1000, BASE + 3000, 60, 0, 0, Box::new([])).unwrap();
+        assert_eq!(t.ready_window(BASE + 1010, BASE + 1011, 256), (BASE + 1060, BASE + 1060));
+        assert_eq!(t.ready_window(BASE + 1070, BASE + 1071, 256), (BASE + 1100, BASE + 1100), "only the longer copy holds it");
     }
 
     #[derive(Clone, Debug)]
@@ -541,6 +550,57 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The events of a strided walk (`i += 3`, one instrumented
+    /// `csync_ready_end(p + i, 1)` whenever `i` passes the window) over a
+    /// copy of `n` bytes, copied again into the same destination and walked
+    /// again, with windows of at most `max` bytes; returns the ranges the
+    /// tracker visited.
+    fn copy_walk_copy_walk(n: usize, max: usize) -> u64 {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * n + 64));
+        let (dst, src) = (BASE, BASE + n + 32);
+        crate::ranges::VISITED.with(|v| v.set(0));
+        for _ in 0..2 {
+            t.submit(dst, src, n, 0, 0, Box::new([])).unwrap();
+            let mut end = dst;
+            for i in (0..n).step_by(3) {
+                let a = dst + i;
+                if a >= end {
+                    let (e, sync_end) = t.ready_window(a, a + 1, max);
+                    t.sync(a, sync_end - a);
+                    end = e;
+                }
+                assert_eq!(state(&t.shadow, a), 0, "byte {i} read while pending");
+            }
+        }
+        crate::ranges::VISITED.with(std::cell::Cell::get)
+    }
+
+    /// Regression: the walk leaves copy 1 pending in 2-byte pieces between
+    /// windows; 1-byte windows (what the second walk got while windows
+    /// stopped at a second copy) fragment copy 2 at every third byte, and a
+    /// sync that visited every fragment of a copy made this quadratic
+    /// (seconds at 256 KiB). The work must grow linearly with n.
+    #[test]
+    fn scattered_syncs_cost_linear_work() {
+        for max in [1, crate::hooks::READY_WINDOW] {
+            let small = copy_walk_copy_walk(3 << 12, max);
+            let large = copy_walk_copy_walk(3 << 14, max);
+            assert!(large <= 5 * small, "window {max}: 4x the bytes visited {large} ranges against {small}: not linear");
+            assert!(large <= 8 * (3 << 14) as u64, "window {max}: {large} ranges visited for {} bytes", 3 << 14);
+        }
+    }
+
+    /// A walk over a buffer copied into twice gets full windows: both
+    /// copies' destinations hold it.
+    #[test]
+    fn second_copy_into_one_buffer_keeps_windows() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 4096));
+        t.submit(BASE, BASE + 2048, 1024, 0, 0, Box::new([])).unwrap();
+        t.sync(BASE, 10);
+        t.submit(BASE, BASE + 2048, 1024, 0, 0, Box::new([])).unwrap();
+        assert_eq!(t.ready_window(BASE + 3, BASE + 4, 256), (BASE + 259, BASE + 259));
     }
 
     #[test]

@@ -29,6 +29,39 @@ impl FrameEnds {
     }
 }
 
+/// Moves the static allocas of `f`'s entry block (constant size) to its
+/// top, as ASan's stack instrumentation does. A check splits its block
+/// before the access; an alloca left below a check in the entry block
+/// would land in another block and become dynamic (a frame pointer, and
+/// no promotion to a register: CopierGen's window slots are such allocas).
+pub(super) fn hoist_static_allocas(f: LLVMValueRef) {
+    // SAFETY: f is a live function definition with an entry block; each
+    // moved alloca has only constant operands, so it is valid anywhere in
+    // the entry block, and it is reinserted before another instruction of
+    // that block.
+    unsafe {
+        let entry = c::LLVMGetEntryBasicBlock(f);
+        let statics: Vec<LLVMValueRef> = ir::instructions(entry)
+            .filter(|&i| ir::opcode(i) == LLVMOpcode::LLVMAlloca && ir::const_int(ir::operand(i, 0)).is_some())
+            .collect();
+        let mut anchor = c::LLVMGetFirstInstruction(entry);
+        let b = c::LLVMCreateBuilderInContext(c::LLVMGetTypeContext(c::LLVMTypeOf(f)));
+        for a in statics {
+            if a == anchor {
+                anchor = c::LLVMGetNextInstruction(anchor);
+                continue;
+            }
+            // Reinserting renames: keep the name (CopierGen's slot names).
+            let mut len = 0;
+            let name = std::ffi::CStr::from_ptr(c::LLVMGetValueName2(a, &mut len)).to_owned();
+            c::LLVMInstructionRemoveFromParent(a);
+            c::LLVMPositionBuilderBefore(b, anchor);
+            c::LLVMInsertIntoBuilderWithName(b, a, name.as_ptr());
+        }
+        c::LLVMDisposeBuilder(b);
+    }
+}
+
 /// The static stack variables of `f` (allocas in the entry block with a
 /// constant size) whose address escapes to a call: passed (directly or
 /// through GEPs, casts, selects and phis) as an argument of a call that is

@@ -109,6 +109,7 @@ mod libcalls;
 pub mod options;
 mod ready_end;
 mod sites;
+mod windows;
 
 pub use abi::*;
 pub use options::{ENABLE, ENV_SANITIZE, RECOVER};
@@ -222,7 +223,9 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
                 }
                 let mut k = first;
                 while k < accesses.len() {
-                    if cannot_be_pending(&mut private, accesses[k].ptr) || !checked.first(&accesses[k]) {
+                    // The runtime's count (read by CopierGen's guards) is
+                    // never a copy's buffer.
+                    if accesses[k].ptr == live || cannot_be_pending(&mut private, accesses[k].ptr) || !checked.first(&accesses[k]) {
                         accesses.remove(k);
                     } else {
                         k += 1;
@@ -240,6 +243,12 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
                 }
             }
         }
+        // Bytes inside a window the runtime returned are clear.
+        if !misses.is_empty() && !options::CHECK_WINDOWS.bool() {
+            let ready = ready_end.map(|(from, to)| vec![from, to]).unwrap_or_default().into_iter().chain(forwarders.iter().copied()).collect();
+            let mut w = windows::Windows::new(f, ready, live);
+            accesses.retain(|a| !w.covers(a));
+        }
         // Before any check is built: the checks' ptrtoint of an alloca
         // would read as an escape.
         let vars = frames::escaping_allocas(cx, f);
@@ -249,6 +258,9 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         let mut sites = sites::Sites::new(f);
         for a in &mut accesses {
             a.site = sites.site(&b, a.inst);
+        }
+        if !accesses.is_empty() || !misses.is_empty() {
+            frames::hoist_static_allocas(f);
         }
         let mut runs = HashMap::new();
         for a in &accesses {

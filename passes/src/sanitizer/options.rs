@@ -22,8 +22,17 @@ pub static RECOVER: PluginOption = PluginOption {
     default: OptionDefault::Bool(false),
 };
 
+/// `-copier-sanitizer-check-windows`: keep the checks of accesses inside a
+/// runtime ready window (`windows.rs`), for A/B runs and for finding a
+/// window the runtime returned too wide.
+pub static CHECK_WINDOWS: PluginOption = PluginOption {
+    name: "copier-sanitizer-check-windows",
+    help: "Check accesses inside a ready window the runtime returned (skipped by default: the window is clear)",
+    default: OptionDefault::Bool(false),
+};
+
 /// The pass's options, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&ENABLE, &RECOVER];
+pub static OPTIONS: &[&PluginOption] = &[&ENABLE, &RECOVER, &CHECK_WINDOWS];
 
 /// True when the pass runs from the default pipelines (`-copier-sanitizer`
 /// or [`ENV_SANITIZE`]).
