@@ -1,0 +1,82 @@
+//! The loop-guard cost rule: a copy of run-time length whose guards run on
+//! every iteration of its own loop stays `memcpy`.
+//!
+//! Such a copy runs once per iteration, and so do the ready-window checks of
+//! the loads and stores it may overlap (two compares and two branches each,
+//! with the window often spilled, pending copies or not). The pass cannot
+//! tell whether the copies are long: where it cannot (no constant length,
+//! no profile), a loop that pays a check on every access per copy is the
+//! shape of a decoder's or encoder's inner loop (LZ literal and match copies
+//! of a few bytes next to hash-table and output accesses), which the checks
+//! make slower whatever the copy does. Only guards of other objects count:
+//! accesses to objects the alias analysis cannot tell apart from the copy's
+//! destination or source (a hash table, a decoding table), not those of the
+//! copy's own buffers, which a parse of the copied bytes needs (the copy
+//! then pays for its window where it has one). Increasing-pointer guards
+//! (one compare, and removed by loop versioning once the window covers the
+//! loop) and guards before calls (whose own work dwarfs a check) do not
+//! count either. Unoptimised functions (`optnone`, `-O0`) are left alone:
+//! their pointers come out of stack slots, so no access names its object.
+
+use super::plan::{PendingCopy, Plan};
+use crate::context::{self, FunctionAnalyses};
+use crate::ir;
+use inkwell::llvm_sys::LLVMOpcode;
+
+/// The loads and stores a copy would guard on every iteration of its loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopGuards {
+    /// How many guarded loads and stores (sync points) there are.
+    pub guards: usize,
+    /// Index in [`Plan::points`] of the first one.
+    pub point: usize,
+}
+
+/// Whether copy `c` (of run-time length, inside a loop) needs ready-window
+/// guards of loads or stores of other objects than its destination's and
+/// source's (underlying objects) inside the innermost loop that contains
+/// it, nested loops included: `Some` names them, `None` when the copy has a
+/// constant length, is outside loops, is in an `optnone` function or needs
+/// no such guard. Uses the loop
+/// info of the IR as it was before any change.
+pub fn guards_every_iteration(
+    fa: &FunctionAnalyses<'_>,
+    copies: &[PendingCopy],
+    plan: &Plan,
+    c: usize,
+) -> Option<LoopGuards> {
+    let call = &copies[c].call;
+    if call.const_len.is_some() || !plan.reachable[c] || ir::has_fn_attr(fa.function(), "optnone") {
+        return None;
+    }
+    let block = ir::parent_block(call.call);
+    let depth = fa.loop_depth(block);
+    if depth == 0 {
+        return None;
+    }
+    let own = [
+        context::underlying_object(call.dst),
+        context::underlying_object(call.src),
+    ];
+    let header = ir::blocks(fa.function()).find(|&h| fa.loop_depth(h) == depth && fa.loop_contains(h, block))?;
+    let mut found: Option<LoopGuards> = None;
+    for (i, point) in plan.points.iter().enumerate() {
+        let access = matches!(ir::opcode(point.before), LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMStore);
+        if !access
+            || !point
+                .narrow
+                .iter()
+                .any(|n| n.copy == c && n.monotonic.is_none() && !own.contains(&n.object))
+        {
+            continue;
+        }
+        if !fa.loop_contains(header, ir::parent_block(point.before)) {
+            continue;
+        }
+        match &mut found {
+            Some(g) => g.guards += 1,
+            None => found = Some(LoopGuards { guards: 1, point: i }),
+        }
+    }
+    found
+}
