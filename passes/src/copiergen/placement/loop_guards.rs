@@ -15,12 +15,17 @@
 //! then pays for its window where it has one). Increasing-pointer guards
 //! (one compare, and removed by loop versioning once the window covers the
 //! loop) and guards before calls (whose own work dwarfs a check) do not
-//! count either. Unoptimised functions (`optnone`, `-O0`) are left alone:
+//! count either. A loop whose iteration calls a function before the copy
+//! (on the straight path into the copy's block: a `read`, a lock) is left
+//! alone too: the call's own work dwarfs the checks, and such loops (a
+//! producer, a double-buffered consumer, `copy_parse.c`) are where an
+//! asynchronous copy pays. Unoptimised functions (`optnone`, `-O0`) are left alone:
 //! their pointers come out of stack slots, so no access names its object.
 
 use super::plan::{PendingCopy, Plan};
 use crate::context::{self, FunctionAnalyses};
 use crate::ir;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 use inkwell::llvm_sys::LLVMOpcode;
 
 /// The loads and stores a copy would guard on every iteration of its loop.
@@ -59,6 +64,9 @@ pub fn guards_every_iteration(
         context::underlying_object(call.src),
     ];
     let header = ir::blocks(fa.function()).find(|&h| fa.loop_depth(h) == depth && fa.loop_contains(h, block))?;
+    if calls_before(fa, header, call.call) {
+        return None;
+    }
     let mut found: Option<LoopGuards> = None;
     for (i, point) in plan.points.iter().enumerate() {
         let access = matches!(ir::opcode(point.before), LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMStore);
@@ -79,4 +87,37 @@ pub fn guards_every_iteration(
         }
     }
     found
+}
+
+/// Whether a call to a function (not an intrinsic) runs before `copy` in
+/// its iteration of the loop headed by `header` on every path: in its block
+/// before it, or in the chain of single predecessors inside the loop that
+/// leads to that block.
+fn calls_before(fa: &FunctionAnalyses<'_>, header: LLVMBasicBlockRef, copy: LLVMValueRef) -> bool {
+    let is_work_call = |i: LLVMValueRef| {
+        ir::opcode(i) == LLVMOpcode::LLVMCall
+            && i != copy
+            && !ir::called_function(i).is_some_and(|f| ir::name(f).starts_with("llvm."))
+    };
+    let function = fa.function();
+    let mut block = ir::parent_block(copy);
+    if ir::instructions(block).take_while(|&i| i != copy).any(is_work_call) {
+        return true;
+    }
+    // At most one walk over the loop's blocks (a chain never repeats).
+    for _ in ir::blocks(function) {
+        if block == header {
+            return false;
+        }
+        let mut preds = ir::blocks(function).filter(|&b| ir::successors(b).contains(&block));
+        let (Some(pred), None) = (preds.next(), preds.next()) else { return false };
+        if !fa.loop_contains(header, pred) {
+            return false;
+        }
+        if ir::instructions(pred).any(is_work_call) {
+            return true;
+        }
+        block = pred;
+    }
+    false
 }
