@@ -45,28 +45,26 @@ prog_zlib() {
 bench_mbs() {
   tr '\r' '\n' | grep -aE 'MB/s.*MB/s' | tail -1 | grep -oE '[0-9.]+ MB/s' | awk '{ print $1 }'
 }
-run_lz4() {
-  local t
-  t=$(bench_tree lz4 "$1")
-  "$t/lz4" -b1 -i1 "$IN16" 2>&1 | bench_mbs
-  "$t/lz4" -b9 -i1 "$IN16" 2>&1 | bench_mbs
+# bench_levels EXE LEVEL...: `EXE -bLEVEL -i1 IN16` per level (lz4 and zstd
+# share the -b interface): the compression and decompression MB/s of each.
+bench_levels() {
+  local exe=$1 level
+  shift
+  for level in "$@"; do
+    "$exe" -b"$level" -i1 "$IN16" 2>&1 | bench_mbs
+  done
 }
-prog_lz4() {
-  both lz4 lz4 || return 0
-  measure lz4 run_lz4 "-b1 compress|MB/s|rate" "-b1 decompress|MB/s|rate" \
-    "-b9 compress|MB/s|rate" "-b9 decompress|MB/s|rate"
+run_lz4() { bench_levels "$(bench_tree lz4 "$1")/lz4" 1 9; }
+run_zstd() { bench_levels "$(bench_tree libzstd "$1")/programs/zstd" 1 3; }
+# prog_bench_b PROGRAM DEBIAN_PACKAGE LEVEL LEVEL: both builds, then the
+# four figures of run_PROGRAM.
+prog_bench_b() {
+  both "$1" "$2" || return 0
+  measure "$1" "run_$1" "-b$3 compress|MB/s|rate" "-b$3 decompress|MB/s|rate" \
+    "-b$4 compress|MB/s|rate" "-b$4 decompress|MB/s|rate"
 }
-run_zstd() {
-  local t
-  t=$(bench_tree libzstd "$1")
-  "$t/programs/zstd" -b1 -i1 "$IN16" 2>&1 | bench_mbs
-  "$t/programs/zstd" -b3 -i1 "$IN16" 2>&1 | bench_mbs
-}
-prog_zstd() {
-  both zstd libzstd || return 0
-  measure zstd run_zstd "-b1 compress|MB/s|rate" "-b1 decompress|MB/s|rate" \
-    "-b3 compress|MB/s|rate" "-b3 decompress|MB/s|rate"
-}
+prog_lz4() { prog_bench_b lz4 lz4 1 9; }
+prog_zstd() { prog_bench_b zstd libzstd 1 3; }
 
 # ---- brotli, xz, bzip2: compress and decompress a fixed file ----------------------
 run_brotli() {
@@ -294,8 +292,13 @@ prog_rust() {
   (cd "$src" && RUSTFLAGS="-Clinker-plugin-lto -Clinker=clang-22 -Clink-arg=-fuse-ld=lld" \
     CARGO_TARGET_DIR="$BENCH_BUILD_DIR/rust-plain-bench" cargo build --release --locked --quiet \
     --target x86_64-unknown-linux-gnu) >"$log" 2>&1 || { tail -20 "$log" >&2; failed_row rust "(build)" "plain build failed"; return 0; }
-  (cd "$src" && CARGO_TARGET_DIR="$BENCH_BUILD_DIR/rust-bench" "$COPIERGEN" cargo build --release --locked --quiet) \
+  # cargo does not see a new plugin or runtime: a changed stamp starts over.
+  local dir="$BENCH_BUILD_DIR/rust-bench" stamp
+  stamp=$(bench_stamp rust copiergen)
+  [ "$(cat "$dir/.bench-stamp" 2>/dev/null)" = "$stamp" ] || rm -rf "$dir"
+  (cd "$src" && CARGO_TARGET_DIR="$dir" "$COPIERGEN" cargo build --release --locked --quiet) \
     >>"$log" 2>&1 || { tail -20 "$log" >&2; failed_row rust "(build)" "copiergen build failed"; return 0; }
+  echo "$stamp" >"$dir/.bench-stamp"
   for m in plain copiergen; do "$(rust_exe $m)" lz4-decompress "$IN4" 1 | cut -d' ' -f2 >"$OUT/rust-$m.sum"; done
   same_output rust "checksum" "$OUT/rust-plain.sum" "$OUT/rust-copiergen.sum" || return 0
   measure rust run_rust "lz4_flex compress, 4 MiB|ms|time" "lz4_flex decompress, 4 MiB|ms|time" \

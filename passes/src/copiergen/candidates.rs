@@ -132,6 +132,15 @@ pub enum SkipReason {
         /// How many other whole-copy sync points the paths reach.
         others: usize,
     },
+    /// The cost model (`placement::loop_guards`, `-copiergen-loop-guards`):
+    /// a copy of run-time length whose guards of loads and stores run on
+    /// every iteration of its own loop.
+    LoopGuards {
+        /// How many loads and stores it would guard in the loop.
+        guards: usize,
+        /// The first of them ("load at f.c:9:5").
+        first: String,
+    },
     /// The call is not the C library's copy: `nobuiltin`, or the function
     /// is built with `-fno-builtin`/`-fno-builtin-memcpy` (TargetLibraryInfo
     /// does not recognise it), so the program may provide its own.
@@ -198,6 +207,15 @@ impl SkipReason {
                     "the whole copy would be waited for before {sync}{others} after at most {work} instructions of work on every path (no call, no loop; fewer than {limit}, -copiergen-min-overlap): nothing would overlap it"
                 )
             }
+            SkipReason::LoopGuards { guards, first } => {
+                let more = match guards {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                format!(
+                    "its length is only known at run time and it would need ready-window checks of {first}{more} on every iteration of its loop (-copiergen-loop-guards): short copies would pay more for them than they save"
+                )
+            }
             SkipReason::NoBuiltin => {
                 "the call is not the C library's (nobuiltin or -fno-builtin): the program may provide its own".to_owned()
             }
@@ -230,6 +248,7 @@ impl SkipReason {
             SkipReason::RuntimeDeclConflict(_) => "RuntimeDeclConflict",
             SkipReason::DefinedInModule => "DefinedInModule",
             SkipReason::NoOverlap { .. } => "NoOverlap",
+            SkipReason::LoopGuards { .. } => "LoopGuards",
             SkipReason::NoBuiltin => "NoBuiltin",
             SkipReason::ProgramCopyRoutine(_) => "ProgramCopyRoutine",
             SkipReason::UnsupportedTarget(_) => "UnsupportedTarget",

@@ -728,6 +728,21 @@ pub fn apply(
     // Window PHIs that only fed the checks removed above.
     let new_phis: Vec<LLVMValueRef> = function_phis(function).into_iter().filter(|p| !phis_before.contains(p)).collect();
     delete_dead_phis(&new_phis);
+    // Window resets that only fed those checks, with their pending tests:
+    // an acquire load is not trivially dead, so LLVM would keep it.
+    for (&reset, &pending) in &em.resets {
+        if !ir::is_instruction(reset) || ir::has_uses(reset) {
+            continue;
+        }
+        ir::erase(reset);
+        if ir::is_instruction(pending) && !ir::has_uses(pending) {
+            let word = ir::operand(pending, 0);
+            ir::erase(pending);
+            if ir::is_instruction(word) && !ir::has_uses(word) {
+                ir::erase(word);
+            }
+        }
+    }
 
     if fa.remarks_enabled() {
         for (before, guards, kind) in versioned {

@@ -92,6 +92,7 @@ struct Config {
     window: bool,
     max_queries: u64,
     min_overlap: u64,
+    loop_guards: bool,
     max_narrow: u64,
     unguarded_loops: u64,
 }
@@ -147,6 +148,7 @@ impl ModulePass for CopierGen {
             window: params.window.unwrap_or_else(|| options::WINDOW.bool()),
             max_queries: options::MAX_QUERIES.uint(),
             min_overlap: params.min_overlap.unwrap_or_else(|| options::MIN_OVERLAP.uint()),
+            loop_guards: options::LOOP_GUARDS.bool(),
             max_narrow: options::MAX_NARROW.uint(),
             unguarded_loops: options::UNGUARDED_LOOPS.uint(),
         };
@@ -384,26 +386,20 @@ fn run_on_function(
         Ok(p) => p,
         Err(over) => return over_budget(over, &copies, runtime),
     };
-    // Copies waited for at once stay synchronous; plan again without them.
-    let work: Vec<Option<placement::QuickSync>> =
-        copies.iter().enumerate().map(|(i, _)| placement::work_before_sync(&copies, &plan, i, cfg.min_overlap)).collect();
-    if work.iter().any(Option::is_some) {
+    // Copies the cost model rejects stay synchronous (waited for at once,
+    // or paying guards on every iteration of their loop); plan again
+    // without them, until it rejects none (a guard several copies need
+    // names one of them: the next plan names another).
+    loop {
+        let skip: Vec<Option<SkipReason>> = (0..copies.len()).map(|i| cost_skip(&fa, cfg, &copies, &plan, i)).collect();
+        if !skip.iter().any(Option::is_some) {
+            break;
+        }
         let mut kept = Vec::new();
-        for (i, (c, w)) in copies.into_iter().zip(&work).enumerate() {
-            match w {
-                Some(q) => {
+        for (c, why) in copies.into_iter().zip(skip) {
+            match why {
+                Some(why) => {
                     if remarks {
-                        let point = &plan.points[q.point];
-                        let mut sync = remarks::describe_point(point);
-                        // A coarse plan waits for the whole copy at its first
-                        // conflicting access: say so, it is why nothing overlaps.
-                        if point.full.iter().any(|&(k, r)| k == i && matches!(r, effects::FullReason::CoarseAccess(_))) {
-                            sync += &format!(
-                                " (planned coarsely: the function needs more than {} narrow syncs, -copiergen-max-narrow)",
-                                cfg.max_narrow
-                            );
-                        }
-                        let why = SkipReason::NoOverlap { work: q.work, limit: cfg.min_overlap, sync, others: q.points - 1 };
                         remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
                     }
                 }
@@ -464,6 +460,27 @@ fn run_on_function(
     }
     emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window, cfg.unguarded_loops as usize, cfg.threshold);
     true
+}
+
+/// Why the cost model keeps copy `c` of `plan` synchronous, if it does:
+/// its whole-copy sync follows at once (`-copiergen-min-overlap`), or it
+/// would pay guards on every iteration of its loop (`-copiergen-loop-guards`).
+fn cost_skip(fa: &FunctionAnalyses<'_>, cfg: &Config, copies: &[PendingCopy], plan: &placement::Plan, c: usize) -> Option<SkipReason> {
+    if let Some(q) = placement::work_before_sync(copies, plan, c, cfg.min_overlap) {
+        let point = &plan.points[q.point];
+        let mut sync = remarks::describe_point(point);
+        // A coarse plan waits for the whole copy at its first conflicting
+        // access: say so, it is why nothing overlaps.
+        if point.full.iter().any(|&(k, r)| k == c && matches!(r, effects::FullReason::CoarseAccess(_))) {
+            sync += &format!(" (planned coarsely: the function needs more than {} narrow syncs, -copiergen-max-narrow)", cfg.max_narrow);
+        }
+        return Some(SkipReason::NoOverlap { work: q.work, limit: cfg.min_overlap, sync, others: q.points - 1 });
+    }
+    if !cfg.loop_guards {
+        return None;
+    }
+    let g = placement::guards_every_iteration(fa, copies, plan, c)?;
+    Some(SkipReason::LoopGuards { guards: g.guards, first: remarks::describe_point(&plan.points[g.point]) })
 }
 
 /// Fallback for a guarded function the analysis cannot plan: wait for

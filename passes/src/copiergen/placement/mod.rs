@@ -16,15 +16,18 @@
 //!
 //! [`dataflow`] computes the [`Plan`] (with ready ranges over bit sets
 //! of pending copies); [`window_cost`] reads it to decide which
-//! copies nothing would overlap.
+//! copies nothing would overlap, [`loop_guards`] which ones would pay
+//! guards on every iteration of their loop.
 
 mod bitset;
 pub mod dataflow;
 mod fast_map;
+pub mod loop_guards;
 pub mod plan;
 mod ready;
 pub mod window_cost;
 
 pub use dataflow::{plan, reverse_post_order, OverBudget};
 pub use plan::{PendingCopy, Plan, SyncPoint, SyncRange};
-pub use window_cost::{work_before_sync, QuickSync};
+pub use loop_guards::guards_every_iteration;
+pub use window_cost::work_before_sync;
