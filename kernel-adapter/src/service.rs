@@ -552,9 +552,15 @@ fn can_progress(d: &Descriptor, pos: u64, k: u32, hi: u32) -> bool {
 }
 
 /// Tracker lock held: the handler queue now holds `n` handlers (published
-/// before the retired task's slot is freed, see `csync_all`).
+/// before the retired task's slot is freed, see `csync_all`). Stored only
+/// when it changed: every retire calls this, and a store takes the line
+/// (shared with `FORKING`, which every submit reads) away from the other
+/// core even when it writes the same value. Every writer holds the tracker
+/// lock, so the load and the store do not race.
 pub fn note_handlers(n: usize) {
-    HANDLERS_QUEUED.store(n, Ordering::Release);
+    if HANDLERS_QUEUED.load(Ordering::Relaxed) != n {
+        HANDLERS_QUEUED.store(n, Ordering::Release);
+    }
 }
 
 /// Free retired slots at the tail of `client`'s ring (tracker lock held),
@@ -954,7 +960,7 @@ fn retire(t: TaskRef) {
     {
         let mut g = TRACKER.lock();
         g.retire(t);
-        HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
+        note_handlers(g.handlers.len());
     }
     notify_progress();
     run_handlers();
@@ -969,7 +975,7 @@ fn run_handlers() {
             if h.is_some() {
                 HANDLERS_RUNNING.fetch_add(1, Ordering::AcqRel);
             }
-            HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
+            note_handlers(g.handlers.len());
             h
         };
         let Some(h) = h else { break };
@@ -1610,8 +1616,7 @@ fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
         drive(t, Mode::Waiter, &mut budget);
     }
     if count {
-        COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
-        COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+        COUNTERS.csync.add(t0);
     }
     true
 }
@@ -1722,8 +1727,7 @@ fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
         drive(t, Mode::Waiter, &mut budget);
     }
     if count {
-        COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
-        COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+        COUNTERS.csync.add(t0);
     }
     Some(true)
 }
@@ -1795,8 +1799,7 @@ pub fn csync_all() {
             }
             release_own();
             if waited {
-                COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
-                COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+                COUNTERS.csync.add(t0);
             }
         }
     }
@@ -1901,8 +1904,7 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
                 TRACKER.lock().sync_queue.push_back((t, lo, hi));
                 fault::ensure_first();
                 drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
-                COUNTERS.csync_waits.fetch_add(1, Ordering::Relaxed);
-                COUNTERS.csync_wait_ns.fetch_add(now_ns() - t0, Ordering::Relaxed);
+                COUNTERS.csync.add(t0);
             }
         }
         if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
@@ -2101,7 +2103,7 @@ pub fn fork_child() {
             }
         }
     }
-    HANDLERS_QUEUED.store(g.handlers.len(), Ordering::Release);
+    note_handlers(g.handlers.len());
     drop(g);
     // the only thread left may release every drained queue's hold
     let mut holds = 0;

@@ -20,10 +20,11 @@ pub struct Counters {
     pub absorbed_bytes: AtomicU64,
     /// Lazy copies dropped because their destination was overwritten first.
     pub lazy_dropped: AtomicU64,
-    /// `csync`-family calls that had to wait.
-    pub csync_waits: AtomicU64,
-    /// Nanoseconds spent in those waits.
-    pub csync_wait_ns: AtomicU64,
+    /// `csync`-family calls that had to wait, and the ns spent in them.
+    /// Own line: written by waiting threads, while retirers (the service)
+    /// write `tasks` and `bytes` every task, so a stream of csynced copies
+    /// would bounce one line between the two cores twice per task.
+    pub csync: CachePadded<WaitCounters>,
     /// Bytes the service thread executed (diagnostic, not in the line). Own
     /// cache line: added to per executed chunk, by a different thread than
     /// `helper_bytes`, so the two executors of one task do not bounce a line.
@@ -39,11 +40,27 @@ pub static COUNTERS: CachePadded<Counters> = CachePadded::new(Counters {
     inline: AtomicU64::new(0),
     absorbed_bytes: AtomicU64::new(0),
     lazy_dropped: AtomicU64::new(0),
-    csync_waits: AtomicU64::new(0),
-    csync_wait_ns: AtomicU64::new(0),
+    csync: CachePadded::new(WaitCounters { waits: AtomicU64::new(0), wait_ns: AtomicU64::new(0) }),
     service_bytes: CachePadded::new(AtomicU64::new(0)),
     helper_bytes: CachePadded::new(AtomicU64::new(0)),
 });
+
+/// The waits of the `csync` family (see [`Counters::csync`]).
+pub struct WaitCounters {
+    /// Calls that had to wait.
+    pub waits: AtomicU64,
+    /// Nanoseconds spent in those waits.
+    pub wait_ns: AtomicU64,
+}
+
+impl WaitCounters {
+    /// Count one wait that started at `t0` (`now_ns` clock).
+    #[inline]
+    pub fn add(&self, t0: u64) {
+        self.waits.fetch_add(1, Ordering::Relaxed);
+        self.wait_ns.fetch_add(crate::sys::now_ns() - t0, Ordering::Relaxed);
+    }
+}
 
 /// A copy of every counter.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -58,9 +75,9 @@ pub struct Snapshot {
     pub absorbed_bytes: u64,
     /// See [`Counters::lazy_dropped`].
     pub lazy_dropped: u64,
-    /// See [`Counters::csync_waits`].
+    /// See [`WaitCounters::waits`].
     pub csync_waits: u64,
-    /// See [`Counters::csync_wait_ns`].
+    /// See [`WaitCounters::wait_ns`].
     pub csync_wait_ns: u64,
 }
 
@@ -73,8 +90,8 @@ pub fn snapshot() -> Snapshot {
         inline: c.inline.load(Ordering::Relaxed) + crate::service::inline_total(),
         absorbed_bytes: c.absorbed_bytes.load(Ordering::Relaxed),
         lazy_dropped: c.lazy_dropped.load(Ordering::Relaxed),
-        csync_waits: c.csync_waits.load(Ordering::Relaxed),
-        csync_wait_ns: c.csync_wait_ns.load(Ordering::Relaxed),
+        csync_waits: c.csync.waits.load(Ordering::Relaxed),
+        csync_wait_ns: c.csync.wait_ns.load(Ordering::Relaxed),
     }
 }
 
@@ -123,7 +140,7 @@ pub fn append_text(path: &std::path::Path, text: &str) {
 /// reports its own copies (the lines of a process tree add up).
 pub fn reset() {
     let c = &*COUNTERS;
-    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.lazy_dropped, &c.csync_waits, &c.csync_wait_ns, &*c.service_bytes, &*c.helper_bytes] {
+    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes] {
         a.store(0, Ordering::Relaxed);
     }
     crate::service::reset_inline_counts();

@@ -254,6 +254,55 @@ pub fn debug_loc(inst: LLVMValueRef) -> Option<String> {
     }
 }
 
+/// One operand of a metadata node, as [`md_operands`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MdOperand {
+    /// An `MDString`.
+    Str(String),
+    /// An integer constant of at most 64 bits (zero-extended).
+    Int(u64),
+    /// Anything else (a node, another constant).
+    Other,
+}
+
+/// The operands of the `kind` metadata node attached to `inst` (`"prof"`
+/// for `!prof`), or `None` when it has none.
+pub fn md_operands(inst: LLVMValueRef, kind: &str) -> Option<Vec<MdOperand>> {
+    // SAFETY: handle invariant; the kind name is valid for the call; the
+    // node's operands are read into a buffer of the length LLVM reports,
+    // and MDString text is borrowed, length-delimited, copied at once.
+    unsafe {
+        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
+        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
+        let node = c::LLVMGetMetadata(inst, id);
+        if node.is_null() {
+            return None;
+        }
+        let n = c::LLVMGetMDNodeNumOperands(node) as usize;
+        let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n];
+        c::LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+        Some(
+            ops.into_iter()
+                .map(|v| {
+                    if v.is_null() {
+                        return MdOperand::Other;
+                    }
+                    if let Some(i) = const_int(v) {
+                        return MdOperand::Int(i);
+                    }
+                    let mut len = 0u32;
+                    let p = if c::LLVMIsAMDString(v).is_null() { std::ptr::null() } else { c::LLVMGetMDString(v, &mut len) };
+                    if p.is_null() {
+                        MdOperand::Other
+                    } else {
+                        MdOperand::Str(String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize)).into_owned())
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
 /// Looks up an intrinsic ID by its base name (`llvm.memcpy`); 0 if unknown.
 pub fn intrinsic_id(base_name: &str) -> u32 {
     // SAFETY: the name is valid for the call.
@@ -785,6 +834,18 @@ pub fn can_declare(module: LLVMModuleRef, name: &CStr, ret: LLVMTypeRef, params:
         c::LLVMGetNamedGlobal(module, name.as_ptr()).is_null()
             && c::LLVMGetNamedGlobalAlias(module, name.as_ptr(), len).is_null()
             && c::LLVMGetNamedGlobalIFunc(module, name.as_ptr(), len).is_null()
+    }
+}
+
+/// A type as LLVM prints it (`ptr`, `i64`, `void`).
+pub fn type_to_string(ty: LLVMTypeRef) -> String {
+    // SAFETY: handle invariant; the printed string is owned by us, copied,
+    // then freed with LLVMDisposeMessage.
+    unsafe {
+        let p = c::LLVMPrintTypeToString(ty);
+        let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+        c::LLVMDisposeMessage(p);
+        s
     }
 }
 

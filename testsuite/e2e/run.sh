@@ -5,7 +5,8 @@
 #
 #   testsuite/e2e/run.sh
 #
-# Programs: testsuite/e2e/c/*.c, testsuite/e2e/cpp/*.cc, examples/copy_parse.c,
+# Programs: testsuite/e2e/c/*.c, testsuite/e2e/cpp/*.cc,
+# testsuite/e2e/profile/sizes.c (built with a size profile), examples/copy_parse.c,
 # examples/load_scan.c
 # (on dpkg's status file), the Rust crate testsuite/e2e/rust (through
 # `copiergen cargo`), and every testsuite/e2e/regressions/*.c (minimised
@@ -89,6 +90,33 @@ build example-copy_parse cc -O2 -Wall "$COPIER_ROOT/examples/copy_parse.c"
 check example-copy_parse 1 "$OUT/example-copy_parse.base" "$OUT/example-copy_parse.cg" /var/lib/dpkg/status 2
 build example-load_scan cc -O2 -Wall "$COPIER_ROOT/examples/load_scan.c"
 check example-load_scan 1 "$OUT/example-load_scan.base" "$OUT/example-load_scan.cg" /var/lib/dpkg/status 2
+
+# Size profiles: -fprofile-generate, run, llvm-profdata merge, then
+# -fprofile-use. The profile keeps the short copy memcpy (its remark names
+# the profile); the long copy still goes asynchronous.
+prof="$OUT/profile"
+mkdir -p "$prof"
+"$COPIERGEN" cc -O2 -g -fprofile-generate="$prof/raw" "$E2E/profile/sizes.c" -o "$prof/gen"
+"$prof/gen" >/dev/null
+llvm-profdata-22 merge -o "$prof/sizes.profdata" "$prof"/raw/*.profraw
+build profile-use cc -O2 -g -fprofile-use="$prof/sizes.profdata" "$E2E/profile/sizes.c"
+check profile-use 1 "$OUT/profile-use.base" "$OUT/profile-use.cg"
+short_remark="sizes.c:12:3: remark: llvm.memcpy of variable length stays synchronous: the size profile (-fprofile-use) has"
+if ! grep -qF "$short_remark" "$OUT/profile-use.cg.build" || grep -q "sizes.c:12:3: remark: .*rewritten" "$OUT/profile-use.cg.build"; then
+  failed=$((failed + 1))
+  echo "e2e profile-use: FAILED: copy_short's copy was not kept memcpy by the profile"
+  grep -a "sizes.c:12:3" "$OUT/profile-use.cg.build" | sed 's/^/    /'
+elif ! grep -q "sizes.c:20:3: remark: llvm.memcpy of variable length rewritten to amemcpy" "$OUT/profile-use.cg.build"; then
+  failed=$((failed + 1))
+  echo "e2e profile-use: FAILED: copy_long's copy was not rewritten"
+else
+  echo "e2e profile-use: ok, the profile keeps the short copy memcpy"
+fi
+build profile-none cc -O2 -g "$E2E/profile/sizes.c"
+if ! grep -q "sizes.c:12:3: remark: llvm.memcpy of variable length rewritten to amemcpy" "$OUT/profile-none.cg.build"; then
+  failed=$((failed + 1))
+  echo "e2e profile-none: FAILED: without a profile, copy_short's copy should be rewritten"
+fi
 
 # Rust: the crate builds twice, into separate target dirs.
 for mode in base cg; do

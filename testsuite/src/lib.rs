@@ -177,6 +177,8 @@ pub struct PassOutput {
     pub ir: String,
     /// The remarks, one per line, as opt prints them.
     pub remarks: Vec<String>,
+    /// The warnings (`warning: ` lines), without that prefix.
+    pub warnings: Vec<String>,
 }
 
 /// Runs `opt-22 -load-pass-plugin=<plugin> -passes=<passes>` on `ir` with
@@ -196,12 +198,12 @@ pub fn run_opt(ir: &str, passes: &str, extra: &[String]) -> PassOutput {
             .args(extra)
             .arg(&input),
     );
-    let remarks = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.starts_with("remark: "))
-        .map(|l| l.trim_start_matches("remark: ").to_owned())
-        .collect();
-    PassOutput { ir: String::from_utf8(out.stdout).expect("IR is UTF-8"), remarks }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines = |prefix: &str| -> Vec<String> {
+        stderr.lines().filter_map(|l| l.strip_prefix(prefix)).map(str::to_owned).collect()
+    };
+    let (remarks, warnings) = (lines("remark: "), lines("warning: "));
+    PassOutput { ir: String::from_utf8(out.stdout).expect("IR is UTF-8"), remarks, warnings }
 }
 
 fn metadata_re() -> &'static Regex {
@@ -253,6 +255,15 @@ pub fn snapshot(path: &Path) -> String {
     let input = Input::load(path);
     let out = run_opt(&input_ir(&input), "copiergen,verify", &input.optflags);
     let mut s = String::new();
+    // (only inputs that warn have the section)
+    if !out.warnings.is_empty() {
+        s.push_str("warnings:\n");
+        for w in &out.warnings {
+            s.push_str("  ");
+            s.push_str(w);
+            s.push('\n');
+        }
+    }
     s.push_str("remarks:\n");
     for r in &out.remarks {
         s.push_str("  ");

@@ -217,3 +217,29 @@ fn cost_model_default_and_parameter_bound_the_straight_line_work() {
     let option = run_opt(&copy_then_straight_line(20), "copiergen,verify", &["-copiergen-min-overlap=21".to_owned()]);
     assert!(!option.ir.contains("amemcpy"));
 }
+
+#[test]
+fn copies_a_coarse_plan_waits_for_at_once_name_the_coarse_plan() {
+    // As above, at the default -copiergen-min-overlap: the coarse plan waits
+    // for each copy at the read right after it, so none overlaps anything,
+    // and the remark says the coarse plan is why (e.g. a loop that -flto
+    // unrolled fully).
+    let out = run_opt(&huge_function(40, 10), "copiergen,verify", &[]);
+    assert!(!out.ir.contains("@__copier_amemcpy_site("), "every copy stays memcpy");
+    let coarse = out.remarks.iter().filter(|r| {
+        r.contains("stays synchronous: the whole copy would be waited for before load")
+            && r.contains("(planned coarsely: the function needs more than 32 narrow syncs, -copiergen-max-narrow)")
+    });
+    assert_eq!(coarse.count(), 40, "{:#?}", out.remarks);
+}
+
+#[test]
+fn size_profiles_are_ignored_under_the_option() {
+    let ir = std::fs::read_to_string(inputs_dir().join("size_profile_short.ll")).expect("input");
+    let on = run_opt(&ir, "copiergen,verify", &["-copiergen-min-overlap=0".to_owned()]);
+    assert_eq!(on.ir.matches("call ptr @__copier_amemcpy_site(").count(), 3);
+    let flags = ["-copiergen-min-overlap=0".to_owned(), "-copiergen-size-profile=false".to_owned()];
+    let off = run_opt(&ir, "copiergen,verify", &flags);
+    assert_eq!(off.ir.matches("call ptr @__copier_amemcpy_site(").count(), 5);
+    assert!(!off.remarks.iter().any(|r| r.contains("size profile")), "{:#?}", off.remarks);
+}

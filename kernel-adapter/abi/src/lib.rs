@@ -26,14 +26,17 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// of memcpy for a memcpy time `m`, and that is >= 0.9 when `m >= 0.82 C`.
 ///
 /// Measured 2026-12-01 on this project's machine (2-core Intel Xeon KVM
-/// guest, AVX-512, glibc 2.36; load average 10-11 from other builds, so
-/// both sides of each ratio are slowed alike) with the stream shape run by
-/// one thread (`spawn=0:threshold=0`, depth 16, 512 buffers, 201
-/// interleaved rounds, medians): `C` = 0.56-0.92 us per task (it was
-/// 1.6-1.8 us before the per-task work of issue 9; 4,900 instead of 9,200
-/// instructions per task under callgrind), memcpy 0.32-0.41 us at 8 KiB
-/// and 1.15-1.17 us at 16 KiB. So `m >= 0.82 C` first holds at 16 KiB
-/// (`C / m` = 0.69 there, about 2 at 8 KiB).
+/// guest, AVX-512, glibc 2.36) with the stream shape run by one thread
+/// (`spawn=0:threshold=0`, depth 16, 512 buffers, medians of interleaved
+/// runs; `bench/results/runtime-2026-12-01-rtcost.txt`): `C` = 0.87-0.94
+/// us per task from 1 to 16 KiB (about 4,600 instructions under
+/// callgrind), memcpy 0.63-0.65 us at 8 KiB and 1.24-1.34 us at 16 KiB.
+/// So `m >= 0.82 C` first holds at 16 KiB. The model assumes the two
+/// cores share the work at that `C`; the two-thread stream measures
+/// more (0.45-0.51 at 16 KiB, 0.75-0.88 at 32 KiB, 1.04-1.11 at 64 KiB),
+/// which bounds back-to-back copies without any window. A single copy
+/// followed by independent work (`copier-bench threshold`, the shape the
+/// pass mostly rewrites) breaks even at 12-16 KiB (ratio 1.000 at 16 KiB).
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 
 /// Names of CopierSanitizer's run-time flags (`sanitizer/src/flags.rs`),

@@ -8,6 +8,23 @@
 //! that starts at a detector, which picks AVX2, then ERMS, then the fallback,
 //! stores the choice and calls it (memchr `src/arch/x86_64/memchr.rs`).
 //!
+//! Which engine runs where:
+//! * inline copies (below the threshold, nothing pending) and the
+//!   synchronous fallbacks: [`copy`] / [`move_bytes`], the dispatched
+//!   engine (AVX2 size classes up to 2 KiB, `rep movsb` to
+//!   [`nt_threshold`], non-temporal AVX2 stores above);
+//! * asynchronous copies, on the service thread and on helping `csync`
+//!   callers: [`copy_recoverable`], `rep movsb` below [`nt_threshold`] and
+//!   non-temporal AVX2 stores above, because a fault there must be
+//!   recoverable; a waiter whose copy faulted re-executes it with [`copy`].
+//!
+//! Asynchronous copies are at least the threshold (16 KiB) long, and for
+//! those lengths the dispatched engine and glibc's `memcpy` also run
+//! `rep movsb` (glibc 2.36 on an FSRM CPU: `x86_rep_movsb_threshold` 2112
+//! bytes, `x86_non_temporal_threshold` 3/4 of the per-thread L3 share), so
+//! the recoverable routine costs the bytes what `memcpy` costs them; a
+//! vector loop in the recoverable range would win nothing there.
+//!
 //! No engine calls `memcpy`/`memmove`: the runtime must not recurse when a
 //! program interposes `memcpy` with `amemcpy`, and the executors' copies must
 //! stay inside the recoverable range (see [`copy_recoverable`]).

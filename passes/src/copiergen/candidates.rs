@@ -72,6 +72,18 @@ pub enum SkipReason {
     /// A variable length whose value range stays below the threshold
     /// (largest value in bytes, threshold).
     BoundedBelowThreshold(u64, u64),
+    /// The size profile (`-fprofile-use`) has most calls of a
+    /// variable-length copy below the threshold.
+    ProfiledBelowThreshold {
+        /// Calls profiled.
+        calls: u64,
+        /// Calls in buckets below the threshold.
+        short: u64,
+        /// Upper bound (bytes) of the largest such bucket.
+        max: u64,
+        /// The threshold (bytes).
+        threshold: u64,
+    },
     /// A volatile copy (`llvm.memcpy(..., i1 true)`).
     Volatile,
     /// A pointer outside address space 0 (which one).
@@ -148,6 +160,12 @@ impl SkipReason {
             SkipReason::BoundedBelowThreshold(max, t) => format!(
                 "its length is at most {max} bytes (value range: known bits, conditions, trip counts), below the threshold ({t} bytes, -copiergen-threshold)"
             ),
+            SkipReason::ProfiledBelowThreshold { calls, short, max, threshold } => {
+                let share = if short == calls { "all".to_owned() } else { format!("{short}") };
+                format!(
+                    "the size profile (-fprofile-use) has {share} of its {calls} calls at most {max} bytes long, below the threshold ({threshold} bytes, -copiergen-threshold)"
+                )
+            }
             SkipReason::Volatile => "volatile copy".to_owned(),
             SkipReason::AddressSpace(a) => format!("pointer in address space {a} (libcopier takes address space 0)"),
             SkipReason::MustTail => "musttail call (nothing may run after it)".to_owned(),
@@ -168,7 +186,7 @@ impl SkipReason {
                 format!("function too large for the csync analysis ({q} alias queries, limit {m}, -copiergen-max-queries)")
             }
             SkipReason::Unreachable => "copy is unreachable".to_owned(),
-            SkipReason::RuntimeDeclConflict(n) => format!("'{n}' is declared with an unexpected type in this module"),
+            SkipReason::RuntimeDeclConflict(n) => format!("the module declares '{n}' with another type than libcopier's, or as a variable"),
             SkipReason::DefinedInModule => "the callee is defined in this module, not the C library's".to_owned(),
             SkipReason::NoOverlap { work, limit, sync, others } => {
                 let others = match others {
@@ -197,6 +215,7 @@ impl SkipReason {
     pub fn remark_name(&self) -> &'static str {
         match self {
             SkipReason::BelowThreshold(..) | SkipReason::BoundedBelowThreshold(..) => "BelowThreshold",
+            SkipReason::ProfiledBelowThreshold { .. } => "ProfiledBelowThreshold",
             SkipReason::Volatile => "Volatile",
             SkipReason::AddressSpace(_) => "AddressSpace",
             SkipReason::MustTail => "MustTail",

@@ -42,15 +42,10 @@ impl Runtime {
         self.pending
     }
 
-    /// Declares (or finds) the entry points in `module`.
-    ///
-    /// # Errors
-    /// The name of an entry point the module already defines or declares
-    /// with another type.
-    pub fn declare(module: LLVMModuleRef) -> Result<Runtime, String> {
-        let b = Builder::new(module);
+    /// The entry points with their types: (name, return, parameters).
+    fn entries(b: &Builder) -> [(&'static str, LLVMTypeRef, Vec<LLVMTypeRef>); 7] {
         let (ptr, size, void) = (b.ptr_type(), b.intptr_type(), b.void_type());
-        let entries: [(&str, LLVMTypeRef, Vec<LLVMTypeRef>); 7] = [
+        [
             (symbols::AMEMCPY, ptr, vec![ptr, ptr, size]),
             (symbols::AMEMMOVE, ptr, vec![ptr, ptr, size]),
             (symbols::CSYNC, void, vec![ptr, size]),
@@ -58,21 +53,48 @@ impl Runtime {
             (symbols::CSYNC_READY_END, ptr, vec![ptr, size]),
             (copier_abi::site::AMEMCPY, ptr, vec![ptr, ptr, size, ptr]),
             (copier_abi::site::AMEMMOVE, ptr, vec![ptr, ptr, size, ptr]),
-        ];
-        let names: Vec<CString> =
-            entries.iter().map(|(n, _, _)| CString::new(*n).expect("symbol names have no NUL")).collect();
-        // Check every name first, so that a conflict leaves the module as it
-        // was.
-        for ((name, ret, params), c) in entries.iter().zip(&names) {
-            if !ir::can_declare(module, c, *ret, params) {
-                return Err((*name).to_owned());
+        ]
+    }
+
+    /// The first runtime symbol `module` defines or declares with another
+    /// type than the pass needs (an entry point declared with other
+    /// parameters, or a variable of that name; a pending word that is a
+    /// function or has another type), with the declaration the pass
+    /// expects (`declare ptr @amemcpy(ptr, ptr, i64)`); `None` when the
+    /// pass can declare them all.
+    pub fn conflict(module: LLVMModuleRef) -> Option<(String, String)> {
+        let b = Builder::new(module);
+        for (name, ret, params) in Self::entries(&b) {
+            if !ir::can_declare(module, &CString::new(name).expect("symbol names have no NUL"), ret, &params) {
+                let params: Vec<String> = params.iter().map(|&t| ir::type_to_string(t)).collect();
+                return Some((name.to_owned(), format!("declare {} @{name}({})", ir::type_to_string(ret), params.join(", "))));
             }
         }
+        let size = b.intptr_type();
         for word in [symbols::PENDING, crate::sanitizer::abi::LIVE] {
             if !ir::can_declare_global(module, &CString::new(word).expect("symbol names have no NUL"), size) {
-                return Err(word.to_owned());
+                return Some((word.to_owned(), format!("@{word} = external global {}", ir::type_to_string(size))));
             }
         }
+        None
+    }
+
+    /// Declares (or finds) the entry points in `module`.
+    ///
+    /// # Errors
+    /// The name of an entry point the module already defines or declares
+    /// with another type ([`Runtime::conflict`]).
+    pub fn declare(module: LLVMModuleRef) -> Result<Runtime, String> {
+        // Check every name first, so that a conflict leaves the module as it
+        // was.
+        if let Some((name, _)) = Self::conflict(module) {
+            return Err(name);
+        }
+        let b = Builder::new(module);
+        let size = b.intptr_type();
+        let entries = Self::entries(&b);
+        let names: Vec<CString> =
+            entries.iter().map(|(n, _, _)| CString::new(*n).expect("symbol names have no NUL")).collect();
         let mut declared = entries.iter().zip(&names).map(|((_, ret, params), c)| {
             // Every entry point returns (a wait ends when the copies it waits
             // for are done) and never unwinds; `willreturn` also keeps
@@ -639,7 +661,9 @@ pub fn apply(
             em.b.position_before(new);
             let pending = pending_test(&em.b, &rt);
             let overlap = c.kind == CopyKind::Move;
-            if ir::const_int(c.len).is_none() {
+            // (no split where the size profile has the copy long)
+            let profiled_long = matches!(pc.profile, Some(super::size_profile::Verdict::Long { .. }));
+            if ir::const_int(c.len).is_none() && !profiled_long {
                 let limit = em.b.const_int(size, threshold);
                 let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
                 let slow = em.b.or(long, pending);

@@ -28,6 +28,7 @@ pub mod options;
 pub mod placement;
 pub mod remarks;
 pub mod signals;
+pub mod size_profile;
 
 use crate::context::{self, FunctionAnalyses, ModuleContext, Severity};
 use crate::ir;
@@ -128,6 +129,19 @@ impl ModulePass for CopierGen {
             remark_unsupported_target(cx, &triple);
             return false;
         }
+        // Checked once per module with copies, before any analysis: one
+        // warning, and every copy gets the same remark.
+        if let Some((name, expected)) = emit::Runtime::conflict(cx.raw()).filter(|_| module_has_copies(cx)) {
+            cx.diagnose(
+                None,
+                Severity::Warning,
+                &format!(
+                    "the module declares '{name}' with another type or as a variable, but libcopier's is '{expected}'; every copy of the module stays synchronous"
+                ),
+            );
+            remark_every_copy(cx, &SkipReason::RuntimeDeclConflict(name));
+            return false;
+        }
         let cfg = Config {
             threshold: params.threshold.unwrap_or_else(|| options::THRESHOLD.uint()),
             window: params.window.unwrap_or_else(|| options::WINDOW.bool()),
@@ -206,6 +220,20 @@ fn target_supported(triple: &str) -> bool {
 /// Missed remarks (when requested) for the copies of a module whose target
 /// has no libcopier.
 fn remark_unsupported_target(cx: &ModuleContext<'_>, triple: &str) {
+    remark_every_copy(cx, &SkipReason::UnsupportedTarget(triple.to_owned()));
+}
+
+/// Whether some function of the module has a copy the pass recognises.
+fn module_has_copies(cx: &ModuleContext<'_>) -> bool {
+    let ids = IntrinsicIds::lookup();
+    ir::functions(cx.raw())
+        .filter(|&f| !ir::is_declaration(f))
+        .any(|f| ir::blocks(f).flat_map(ir::instructions).any(|i| candidates::recognize(i, &ids).is_some()))
+}
+
+/// Missed remarks (when requested) for every copy of the module: `why`
+/// keeps them all synchronous.
+fn remark_every_copy(cx: &ModuleContext<'_>, why: &SkipReason) {
     let ids = IntrinsicIds::lookup();
     for f in ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)) {
         let found: Vec<_> =
@@ -218,7 +246,7 @@ fn remark_unsupported_target(cx: &ModuleContext<'_>, triple: &str) {
             return;
         }
         for (i, name) in found {
-            remarks::skipped(&fa, i, &name, const_len_of(i), &SkipReason::UnsupportedTarget(triple.to_owned()));
+            remarks::skipped(&fa, i, &name, const_len_of(i), why);
         }
     }
 }
@@ -292,6 +320,11 @@ fn run_on_function(
                 if max < cfg.threshold {
                     return Err(SkipReason::BoundedBelowThreshold(max, cfg.threshold));
                 }
+                if let Some(size_profile::Verdict::Short { calls, short, max }) =
+                    size_profile::verdict(c.call, cfg.threshold)
+                {
+                    return Err(SkipReason::ProfiledBelowThreshold { calls, short, max, threshold: cfg.threshold });
+                }
             }
             Ok(c)
         });
@@ -313,6 +346,7 @@ fn run_on_function(
         .map(|call| PendingCopy {
             facts: CopyFacts::new(&fa, call.dst, call.src, call.const_len, setjmp, source_range(&call)),
             loc: ir::debug_loc(call.call),
+            profile: if call.const_len.is_none() { size_profile::verdict(call.call, cfg.threshold) } else { None },
             call,
         })
         .collect();
@@ -355,16 +389,21 @@ fn run_on_function(
         copies.iter().enumerate().map(|(i, _)| placement::work_before_sync(&copies, &plan, i, cfg.min_overlap)).collect();
     if work.iter().any(Option::is_some) {
         let mut kept = Vec::new();
-        for (c, w) in copies.into_iter().zip(&work) {
+        for (i, (c, w)) in copies.into_iter().zip(&work).enumerate() {
             match w {
                 Some(q) => {
                     if remarks {
-                        let why = SkipReason::NoOverlap {
-                            work: q.work,
-                            limit: cfg.min_overlap,
-                            sync: remarks::describe_point(&plan.points[q.point]),
-                            others: q.points - 1,
-                        };
+                        let point = &plan.points[q.point];
+                        let mut sync = remarks::describe_point(point);
+                        // A coarse plan waits for the whole copy at its first
+                        // conflicting access: say so, it is why nothing overlaps.
+                        if point.full.iter().any(|&(k, r)| k == i && matches!(r, effects::FullReason::CoarseAccess(_))) {
+                            sync += &format!(
+                                " (planned coarsely: the function needs more than {} narrow syncs, -copiergen-max-narrow)",
+                                cfg.max_narrow
+                            );
+                        }
+                        let why = SkipReason::NoOverlap { work: q.work, limit: cfg.min_overlap, sync, others: q.points - 1 };
                         remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
                     }
                 }
@@ -393,7 +432,7 @@ fn run_on_function(
     let rt = match runtime.get_or_insert_with(|| emit::Runtime::declare(cx.raw())) {
         Ok(rt) => *rt,
         Err(name) => {
-            fa.diagnose(Severity::Warning, &format!("'{name}' is declared with an unexpected type; copies stay synchronous"));
+            // (not reached: `run` checks the declarations first and warns once)
             if remarks {
                 for c in &copies {
                     let why = SkipReason::RuntimeDeclConflict(name.clone());
@@ -409,6 +448,9 @@ fn run_on_function(
         for (i, c) in copies.iter().enumerate() {
             if plan.reachable[i] {
                 remarks::rewritten(&fa, &c.call);
+                if let Some(size_profile::Verdict::Long { calls, long }) = c.profile {
+                    remarks::profiled_long(&fa, &c.call, calls, long, cfg.threshold);
+                }
             } else {
                 remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
             }
@@ -481,10 +523,17 @@ fn select_guarded(
             continue;
         }
         let fa = cx.analyses(x);
-        // Copies whose length range stays below the threshold stay memcpy
+        // Copies whose length range (or size profile) stays below the
+        // threshold stay memcpy
         // (run_on_function): they leave nothing pending.
-        let copies: Vec<_> =
-            copies.into_iter().filter(|c| c.const_len.is_some() || fa.length_max(c.len, c.call) >= cfg.threshold).collect();
+        let copies: Vec<_> = copies
+            .into_iter()
+            .filter(|c| {
+                c.const_len.is_some()
+                    || (fa.length_max(c.len, c.call) >= cfg.threshold
+                        && !matches!(size_profile::verdict(c.call, cfg.threshold), Some(size_profile::Verdict::Short { .. })))
+            })
+            .collect();
         let facts: Vec<CopyFacts> =
             copies.iter().map(|c| CopyFacts::new(&fa, c.dst, c.src, c.const_len, true, None)).collect();
         for call in ir::blocks(x).flat_map(ir::instructions).filter(|&i| is_plain_call(i)) {

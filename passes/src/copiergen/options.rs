@@ -115,5 +115,14 @@ pub static VERIFY: PluginOption = PluginOption {
     default: OptionDefault::Bool(true),
 };
 
+/// `-copiergen-size-profile=false`: ignore memcpy size value profiles
+/// (`-fprofile-use`; [`super::size_profile`]), as if the build had none.
+pub static SIZE_PROFILE: PluginOption = PluginOption {
+    name: "copiergen-size-profile",
+    help: "Use the memcpy size value profiles of -fprofile-use: copies profiled short stay memcpy, copies profiled long skip the size split",
+    default: OptionDefault::Bool(true),
+};
+
 /// CopierGen's options, in registration order.
-pub static OPTIONS: &[&PluginOption] = &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY];
+pub static OPTIONS: &[&PluginOption] =
+    &[&THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &SIZE_PROFILE];

@@ -5,6 +5,7 @@
 //! | kind   | name             | at                | says |
 //! |--------|------------------|-------------------|------|
 //! | passed | `AsyncCopy`      | the copy          | `memcpy of 65536 bytes rewritten to amemcpy` |
+//! | passed | `ProfiledLong`   | the copy          | `llvm.memcpy submits without the size split: the size profile (-fprofile-use) has all of its 200 calls at least 512 bytes long` |
 //! | passed | `Csync`          | the guarded access| `csync(ptr, 4 bytes) before load at f.c:9:5: it may read the destination of memcpy at f.c:7:3` |
 //! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` (one per group: `... covering 3 accesses`) |
 //! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` |
@@ -180,6 +181,27 @@ pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
         args.push(s(" (object-size check kept inline)"));
     }
     fa.remark(RemarkKind::Passed, "AsyncCopy", Some(c.call), &args);
+}
+
+/// Remark for a rewritten copy whose size profile has it long: it submits
+/// without the run-time size split.
+pub fn profiled_long(fa: &FunctionAnalyses<'_>, c: &CopyCall, calls: u64, long: u64, threshold: u64) {
+    let share = if long == calls { "all".to_owned() } else { format!("{long}") };
+    fa.remark(
+        RemarkKind::Passed,
+        "ProfiledLong",
+        Some(c.call),
+        &[
+            ("Callee", callee_display(&c.callee)),
+            s(" submits without the size split: the size profile (-fprofile-use) has "),
+            ("Share", share),
+            s(" of its "),
+            ("Calls", calls.to_string()),
+            s(" calls at least "),
+            ("Threshold", threshold.to_string()),
+            s(" bytes long"),
+        ],
+    );
 }
 
 /// Remarks for one sync point.
