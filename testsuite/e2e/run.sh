@@ -6,7 +6,8 @@
 #   testsuite/e2e/run.sh
 #
 # Programs: testsuite/e2e/c/*.c, testsuite/e2e/cpp/*.cc,
-# testsuite/e2e/profile/sizes.c (built with a size profile), examples/copy_parse.c
+# testsuite/e2e/profile/sizes.c (built with a size profile), examples/copy_parse.c,
+# examples/load_scan.c
 # (on dpkg's status file), the Rust crate testsuite/e2e/rust (through
 # `copiergen cargo`), and every testsuite/e2e/regressions/*.c (minimised
 # differential-test failures; built with --copier-threshold=1 so every copy
@@ -87,6 +88,8 @@ done
 
 build example-copy_parse cc -O2 -Wall "$COPIER_ROOT/examples/copy_parse.c"
 check example-copy_parse 1 "$OUT/example-copy_parse.base" "$OUT/example-copy_parse.cg" /var/lib/dpkg/status 2
+build example-load_scan cc -O2 -Wall "$COPIER_ROOT/examples/load_scan.c"
+check example-load_scan 1 "$OUT/example-load_scan.base" "$OUT/example-load_scan.cg" /var/lib/dpkg/status 2
 
 # Size profiles: -fprofile-generate, run, llvm-profdata merge, then
 # -fprofile-use. The profile keeps the short copy memcpy (its remark names
