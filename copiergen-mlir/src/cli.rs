@@ -156,7 +156,7 @@ pub fn run(args: &Args) -> i32 {
     if emit == Emit::Mlir {
         return write_out(args.output.as_deref(), &module.as_operation().to_string());
     }
-    if let Err(e) = crate::lower::run(&ctx, &module) {
+    if let Err(e) = crate::lower::run(&ctx, &module, args.threshold) {
         print_diags(&diags.take(), false);
         eprintln!("copiergen mlir: error: {e}");
         return EXIT_FAILED;

@@ -35,6 +35,19 @@ pub fn rewrite_text(text: &str, placement: Placement) -> Result<(String, Vec<dia
     Ok((module.as_operation().to_string(), remarks, counts))
 }
 
+/// The rewrite and the copier lowering ([`lower`]) of MLIR text, before the
+/// lowering to the LLVM dialect: the module as MLIR prints it. Errors carry
+/// MLIR's diagnostics.
+pub fn lower_copier_text(text: &str, placement: Placement) -> Result<String, pipeline::Failure> {
+    let (ctx, diags) = pipeline::context();
+    let module = pipeline::parse_str(&ctx, &diags, text)?;
+    rewrite::run(&ctx, &module, placement);
+    diags.take();
+    lower::run(&ctx, &module, placement.threshold).map_err(|what| pipeline::Failure { what, diags: diags.take() })?;
+    pipeline::verify(&module, &diags, "the lowered module")?;
+    Ok(module.as_operation().to_string())
+}
+
 /// The rewrite, the copier lowering and `lowering` (an mlir-opt pipeline,
 /// such as [`pipeline::DEFAULT_LOWERING`]) of MLIR text, translated to LLVM
 /// IR text. Errors carry MLIR's diagnostics.
@@ -43,7 +56,7 @@ pub fn lower_text(text: &str, placement: Placement, lowering: &str) -> Result<St
     let mut module = pipeline::parse_str(&ctx, &diags, text)?;
     rewrite::run(&ctx, &module, placement);
     diags.take();
-    lower::run(&ctx, &module).map_err(|what| pipeline::Failure { what, diags: diags.take() })?;
+    lower::run(&ctx, &module, placement.threshold).map_err(|what| pipeline::Failure { what, diags: diags.take() })?;
     pipeline::run_pipeline(&ctx, &diags, &mut module, lowering)?;
     pipeline::check_llvm_only(&module, &diags)?;
     pipeline::translate(&module, &diags)
