@@ -1,5 +1,11 @@
-// copy n bytes, independent work, then the consumer reads the destination:
-// memcpy vs amemcpy + csync (the MLIR pass's pattern). Best of 7 rounds.
+// The MLIR pass's pattern and the basis of its cost model
+// (copiergen-mlir placement::DEFAULT_THRESHOLD): copy n bytes, independent
+// work of about four times the copy, wait, then read the destination;
+// memcpy against amemcpy + csync, best of 7 rounds per size. Prints
+// memcpy/amemcpy (> 1: the asynchronous copy pays). Build and run (under the
+// exclusive machine lock):
+//   cc -O2 -I runtime/include bench/mlir/overlap.c -o overlap \
+//      target/release/libcopier.a -lpthread -ldl -lm && ./overlap
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
