@@ -4,8 +4,8 @@
 // memcpy against amemcpy + csync, best of 7 rounds per size. Prints
 // memcpy/amemcpy (> 1: the asynchronous copy pays). Build and run (under the
 // exclusive machine lock):
-//   cc -O2 -I runtime/include bench/mlir/overlap.c -o overlap \
-//      target/release/libcopier.a -lpthread -ldl -lm && ./overlap
+//   cc -O2 -I runtime/include bench/mlir/overlap.c -o overlap
+//      target/release/libcopier.a -lpthread -ldl -lm   (one line), ./overlap
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
