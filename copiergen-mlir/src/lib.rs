@@ -1,8 +1,10 @@
 //! CopierGen for MLIR: `memref.copy` (and `linalg.copy`, and `linalg.generic`
 //! copies) become asynchronous copies, `copier.copy_async`, with
 //! `copier.wait`s placed by memory effects and alias analysis
-//! ([`placement`]); [`lower`] turns them into libcopier calls (`amemcpy`,
-//! `csync`) ahead of the standard lowering to the LLVM dialect.
+//! ([`placement`]); [`lower`] turns them into libcopier calls (the
+//! descriptor API `copier_submit`/`copier_wait` for dense copies, `amemcpy`
+//! per row and `csync` for strided ones) ahead of the standard lowering to
+//! the LLVM dialect.
 //!
 //! The `copiergen-mlir` executable (and `copiergen mlir`, which runs it)
 //! is the command line ([`cli`]). It is a crate of its own because it links
