@@ -52,8 +52,9 @@ pub struct Args {
     /// Leave every copy as it is (a baseline for A/B runs).
     #[arg(long = "no-rewrite")]
     pub no_rewrite: bool,
-    /// Copies of a static size below this many bytes stay synchronous.
-    #[arg(long, value_name = "BYTES", default_value_t = copier_abi::DEFAULT_THRESHOLD as u64)]
+    /// Copies below this many bytes stay synchronous (static sizes in the
+    /// rewrite, dynamic ones at run time): the cost model.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::placement::DEFAULT_THRESHOLD)]
     pub threshold: u64,
     /// Print a remark per copy: asynchronous (where its waits are) or synchronous (why).
     #[arg(long)]
@@ -156,7 +157,7 @@ pub fn run(args: &Args) -> i32 {
     if emit == Emit::Mlir {
         return write_out(args.output.as_deref(), &module.as_operation().to_string());
     }
-    if let Err(e) = crate::lower::run(&ctx, &module) {
+    if let Err(e) = crate::lower::run(&ctx, &module, args.threshold) {
         print_diags(&diags.take(), false);
         eprintln!("copiergen mlir: error: {e}");
         return EXIT_FAILED;

@@ -53,10 +53,23 @@ pub enum Decision<'c, 'a> {
     },
 }
 
+/// Default of [`Placement::threshold`] (bytes): the cost model of the MLIR
+/// pass. Its copies fill a buffer that the work after the wait reads; a copy
+/// made on the service's core leaves that buffer in the other core's cache,
+/// and below this size the overlap does not pay for that and the
+/// submission. `bench/mlir/overlap.c` (copy, independent work of about four
+/// times the copy, wait, read the destination; 2-core VM, 2026-12-01):
+/// memcpy/amemcpy 0.87-0.89 at 32-128 KiB, 1.06-1.09 at 256 KiB-1 MiB.
+/// Larger than libcopier's own threshold ([`copier_abi::DEFAULT_THRESHOLD`],
+/// which has no consumer to account for).
+pub const DEFAULT_THRESHOLD: u64 = 256 * 1024;
+
 /// Options of the decision.
 #[derive(Clone, Copy, Debug)]
 pub struct Placement {
-    /// Copies with a static size below this many bytes stay synchronous.
+    /// Copies with a static size below this many bytes stay synchronous
+    /// (and dense copies of a dynamic size below it run as `llvm.memcpy`,
+    /// see [`crate::lower`]).
     pub threshold: u64,
 }
 
