@@ -230,6 +230,13 @@ fn link(args: &Args, ll: &str) -> i32 {
     if args.sanitize {
         cmd.args(["--sanitize", "-g"]);
     }
+    if !args.no_llvm_pass {
+        // The LLVM pass applies this cost model's threshold, so a copy left
+        // synchronous here stays so after lowering; the user's
+        // COPIERGEN_OPTIONS come after it and win.
+        let user = std::env::var("COPIERGEN_OPTIONS").unwrap_or_default();
+        cmd.env("COPIERGEN_OPTIONS", format!("-copiergen-threshold={} {user}", args.threshold).trim_end());
+    }
     cmd.args(["-O2", "-Wno-override-module"]);
     cmd.args(&args.cc_args);
     cmd.arg(&tmp).arg("-o").arg(out);

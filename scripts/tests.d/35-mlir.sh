@@ -83,4 +83,44 @@ for src in copiergen-mlir/tests/e2e/*.mlir; do
   fi
   echo "35-mlir: $name without waits: reported ($(grep -o 'CopierSanitizer: [a-z-]*' "$work/err" | head -1))"
 done
+# The cost model's threshold holds through the LLVM pass of the link step: a
+# 128 KiB copy below the default (256 KiB) stays synchronous in the whole
+# pipeline, and goes asynchronous with --threshold 16384 (the check can fail).
+cat > "$work/small.mlir" <<'MLIR'
+func.func private @printF64(f64)
+func.func private @printNewline()
+func.func @main() -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 16384 : index
+  %src = memref.alloc() : memref<16384xf64>
+  %dst = memref.alloc() : memref<16384xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f64
+    memref.store %f, %src[%i] : memref<16384xf64>
+  }
+  memref.copy %src, %dst : memref<16384xf64> to memref<16384xf64>
+  %c7 = arith.constant 7777 : index
+  %v = memref.load %dst[%c7] : memref<16384xf64>
+  call @printF64(%v) : (f64) -> ()
+  call @printNewline() : () -> ()
+  memref.dealloc %src : memref<16384xf64>
+  memref.dealloc %dst : memref<16384xf64>
+  %r = arith.constant 0 : i32
+  return %r : i32
+}
+MLIR
+for th in default 16384; do
+  if [ $th = default ]; then a=(); else a=(--threshold $th); fi
+  "$cg" mlir "${a[@]}" --lower "$work/small.mlir" -o "$work/small.$th"
+  out=$(COPIER_STATS=1 "$work/small.$th" 2>"$work/err")
+  t=$(tasks_of "$work/err")
+  [ "$out" = 7777 ] || { echo "35-mlir: small.$th printed '$out'" >&2; exit 1; }
+  if { [ $th = default ] && [ "${t:-0}" != 0 ]; } || { [ $th != default ] && [ "${t:-0}" = 0 ]; }; then
+    echo "35-mlir: 128 KiB copy, threshold $th: tasks=${t:-none} ($(cat "$work/err"))" >&2
+    exit 1
+  fi
+  echo "35-mlir: 128 KiB copy, threshold $th, with the LLVM pass: tasks=${t:-0}"
+done
 echo "35-mlir: all MLIR checks passed"
