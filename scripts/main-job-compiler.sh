@@ -93,4 +93,6 @@ awk '{ a[NR] = $1; b[NR] = $2; r[NR] = $1 / $2 }
   END {
     n = NR; ma = median(a, n); mb = median(b, n); mr = median(r, n)
     printf "== result: copiergen build %.2fx the speed of plain clang-22 (median of %d pair ratios plain/copiergen, spread %.2f..%.2fx; medians plain %.3f s, copiergen %.3f s)\n", mr, n, r[1], r[n], ma, mb
+    if (r[1] < 1)
+      print "   the spread reaches below 1.0x: not a clear win in this run. The service thread needs a core of\n   its own; with other jobs on both cores (see the load above) it gets little CPU. Run it again on an idle machine."
   }' "$out/pairs.txt"
