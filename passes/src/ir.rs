@@ -67,6 +67,26 @@ pub fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
     (0..n).map(|i| unsafe { c::LLVMGetSuccessor(term, i) }).collect()
 }
 
+/// The distinct predecessors of a block: the blocks whose terminator
+/// branches to it (found through the block's uses, not a scan of the
+/// function; `blockaddress` uses are not edges).
+pub fn predecessors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+    // SAFETY: handle invariant.
+    let v = unsafe { c::LLVMBasicBlockAsValue(bb) };
+    let mut out = Vec::new();
+    for u in users(v) {
+        // SAFETY: handle invariant; a terminator is an instruction.
+        if unsafe { c::LLVMIsATerminatorInst(u) }.is_null() {
+            continue;
+        }
+        let pred = parent_block(u);
+        if !out.contains(&pred) {
+            out.push(pred);
+        }
+    }
+    out
+}
+
 /// The block an instruction is in.
 pub fn parent_block(inst: LLVMValueRef) -> LLVMBasicBlockRef {
     // SAFETY: handle invariant.

@@ -109,8 +109,7 @@ fn calls_before(fa: &FunctionAnalyses<'_>, header: LLVMBasicBlockRef, copy: LLVM
         if block == header {
             return false;
         }
-        let mut preds = ir::blocks(function).filter(|&b| ir::successors(b).contains(&block));
-        let (Some(pred), None) = (preds.next(), preds.next()) else { return false };
+        let [pred] = ir::predecessors(block)[..] else { return false };
         if !fa.loop_contains(header, pred) {
             return false;
         }
