@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR Apache-2.0 */
+/*
+ * Copier's user/kernel ABI: the layouts that libcopier, the in-process
+ * service and copier.ko (/dev/copier) share.
+ *
+ * A client maps one area per open file (mmap offset 0, length from
+ * COPIER_IOC_SETUP):
+ *
+ *   [copy ring header][copy entries][sync ring header][sync entries]
+ *   [handler ring header][handler entries][descriptors]
+ *
+ * Each ring is single-producer: positions are monotonically increasing
+ * 64-bit counters, a slot is pos & (entries - 1), and entries is a power of
+ * two. Copy entry i and descriptor i belong together: a descriptor is the
+ * per-segment completion state of the task in copy slot i, and its `pos`
+ * field is that task's ring position (its generation).
+ *
+ * Every field shared between threads is accessed with atomic operations of
+ * its own width; the protocol (claim, complete, retire) is documented in
+ * kernel-adapter/service/src/desc.rs.
+ */
+#ifndef _UAPI_LINUX_COPIER_H
+#define _UAPI_LINUX_COPIER_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define COPIER_ABI_VERSION 1
+
+/* Most segments one task may have: bits in each descriptor bitmap. */
+#define COPIER_MAX_SEGS 1024
+#define COPIER_BITMAP_WORDS (COPIER_MAX_SEGS / 64)
+
+/* copier_entry.flags, set by the submitter. */
+#define COPIER_F_LAZY (1U << 0)      /* lazy copy: runs only when needed */
+#define COPIER_F_MOVE (1U << 1)      /* ranges may overlap (memmove) */
+#define COPIER_F_BARRIER (1U << 2)   /* orders the rings: no byte, see below */
+
+/* copier_desc.flags, set by executors and the tracker. */
+#define COPIER_D_FAULTED (1U << 0)   /* a segment's copy faulted */
+#define COPIER_D_INGESTED (1U << 1)  /* the tracker has computed its edges */
+#define COPIER_D_DEPS_CLEAR (1U << 2) /* no pending dependency left */
+#define COPIER_D_RETIRED (1U << 3)   /* removed from the tracker */
+#define COPIER_D_DROPPED (1U << 4)   /* lazy task dropped unexecuted */
+#define COPIER_D_FAILED (1U << 5)    /* finished with a fault, delivered */
+
+/* One slot of the copy ring: a copy task (48 bytes). */
+struct copier_entry {
+	__u64 dst;      /* destination address in the client's address space */
+	__u64 src;      /* source address */
+	__u64 len;      /* bytes */
+	__u64 handler;  /* void (*)(void *) run after completion, 0 for none */
+	__u64 arg;      /* its argument */
+	__u32 flags;    /* COPIER_F_* */
+	__u32 reserved; /* 0 */
+};
+
+/* One word of each bitmap: segments [64 w, 64 w + 64). */
+struct copier_desc_words {
+	__u64 claimed;  /* executor owns the segment */
+	__u64 done;     /* segment copied */
+};
+
+/*
+ * Per-task segment state (288 bytes). The header and word 0 of both
+ * bitmaps fill the first 48 bytes, so a task of up to 64 segments keeps
+ * its whole state on one cache line.
+ */
+struct copier_desc {
+	__u64 pos;        /* generation: ring position, ~0 when never used */
+	__u32 nsegs;      /* segments of the current task, 1..COPIER_MAX_SEGS */
+	__u32 seg_shift;  /* a segment is 1 << seg_shift bytes */
+	__u32 flags;      /* COPIER_D_* */
+	__u32 prefix;     /* completed-prefix counter: leading done segments */
+	__u32 done_count; /* done segments; reaching nsegs elects the retirer */
+	__u32 reserved;
+	struct copier_desc_words words[COPIER_BITMAP_WORDS];
+};
+
+/*
+ * Ring header, one cache line per position so that producer and consumer
+ * do not false-share (64-byte lines on x86-64).
+ */
+struct copier_ring {
+	__u64 head;          /* next position the producer writes */
+	__u8 pad0[56];
+	__u64 tail;          /* oldest position not yet retired */
+	__u8 pad1[56];
+	__u64 ingested;      /* next position the consumer reads */
+	__u8 pad2[56];
+	__u32 entries;       /* slot count, a power of two */
+	__u32 entry_size;    /* bytes per slot */
+	__u32 waiters;       /* futex word: consumers parked on this ring */
+	__u32 reserved;
+	__u8 pad3[48];
+};
+
+/* One slot of the sync ring: a range a csync waits for (promotion). */
+struct copier_sync_entry {
+	__u64 addr;
+	__u64 len;
+};
+
+/* One slot of the handler ring: a completion handler to run in user space. */
+struct copier_handler_entry {
+	__u64 handler;
+	__u64 arg;
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+};
+
+/* COPIER_IOC_SETUP: sizes in, layout out. */
+struct copier_setup {
+	__u32 version;        /* in: COPIER_ABI_VERSION */
+	__u32 flags;          /* in: 0 */
+	__u32 copy_entries;   /* in: power of two, 2..65536 */
+	__u32 sync_entries;   /* in: power of two, 2..65536 */
+	__u32 handler_entries;/* in: power of two, 2..65536 */
+	__u32 reserved;
+	__u64 map_len;        /* out: bytes to mmap at offset 0 */
+	__u64 copy_ring_off;  /* out: offsets of each part in the mapping */
+	__u64 sync_ring_off;
+	__u64 handler_ring_off;
+	__u64 desc_off;
+};
+
+/* COPIER_IOC_LIMITS: per-client limits (0 keeps the current value). */
+struct copier_limits {
+	__u64 max_bytes_per_round;
+	__u64 reserved[3];
+};
+
+/* COPIER_IOC_STATS: counters of the client. */
+struct copier_stats {
+	__u64 tasks;          /* tasks executed */
+	__u64 bytes;          /* bytes copied */
+	__u64 bytes_dma;      /* of which by a DMA channel */
+	__u64 faults;         /* tasks finished with a fault */
+	__u64 rounds;         /* service rounds that served this client */
+	__u64 reserved[3];
+};
+
+#define COPIER_IOC_MAGIC 0xC0
+#define COPIER_IOC_SETUP _IOWR(COPIER_IOC_MAGIC, 1, struct copier_setup)
+#define COPIER_IOC_WAKE _IO(COPIER_IOC_MAGIC, 2)
+#define COPIER_IOC_LIMITS _IOW(COPIER_IOC_MAGIC, 3, struct copier_limits)
+#define COPIER_IOC_STATS _IOR(COPIER_IOC_MAGIC, 4, struct copier_stats)
+
+#endif /* _UAPI_LINUX_COPIER_H */
