@@ -12,9 +12,10 @@
  *
  * An engine may copy inside copier_exec_add() (the CPU engine, exec.c) or
  * queue the span and copy later (a DMA engine: submit in add, reap in end).
- * Completions are reported only from copier_exec_end(), after the engines
- * left any atomic section (kernel_fpu_end), in process context: the
- * complete() callback may sleep (it unpins pages and marks them dirty).
+ * Completions are reported from copier_exec_add() (when an engine flushes
+ * what it finished) or copier_exec_end(), always after the engines left any
+ * atomic section (kernel_fpu_end), in process context: the complete()
+ * callback may sleep (it unpins pages and marks them dirty).
  *
  * A dispatcher that splits spans between engines (DMA for large physically
  * contiguous pieces, CPU for the rest) lives behind these three calls; the
@@ -52,6 +53,24 @@ struct copier_span {
 	void *cookie;
 };
 
+/* Spans the CPU engine copies before it reports them (and leaves the FPU). */
+#define COPIER_EXEC_CPU_PENDING 64
+
+/**
+ * struct copier_exec_cpu - the CPU engine's state in one batch
+ * @pending: cookies of spans copied but not reported yet
+ * @npending: entries of @pending in use
+ * @fpu: inside kernel_fpu_begin()
+ * @fpu_bytes: bytes copied since kernel_fpu_begin(); bounds the time with
+ *             preemption off
+ */
+struct copier_exec_cpu {
+	void *pending[COPIER_EXEC_CPU_PENDING];
+	unsigned int npending;
+	bool fpu;
+	size_t fpu_bytes;
+};
+
 /**
  * struct copier_exec - one batch of spans (one service round)
  * @complete: called once per added span from copier_exec_end(), in
@@ -61,32 +80,36 @@ struct copier_span {
  * @ctx: the round's own pointer, for complete()
  * @bytes_cpu: out: bytes the CPU engine copied in this batch
  * @bytes_dma: out: bytes a DMA engine copied in this batch
- * @engine: engines' private state, set up by copier_exec_begin()
+ * @cpu: the CPU engine's state
+ * @dma: a DMA engine's state (NULL while no DMA engine exists)
  */
 struct copier_exec {
 	void (*complete)(struct copier_exec *x, void *cookie, int err);
 	void *ctx;
 	u64 bytes_cpu;
 	u64 bytes_dma;
-	struct copier_exec_engine *engine;
+	struct copier_exec_cpu cpu;
+	void *dma;
 };
 
 /**
  * copier_exec_begin() - start a batch
  * @x: the batch; @complete and @ctx set by the caller
  *
- * Context: process context, may sleep. Nothing may sleep between
- * copier_exec_begin() and copier_exec_end() except inside these calls
- * (the CPU engine keeps the FPU state, with preemption off, across the
- * batch).
+ * Context: process context, may sleep. The caller does nothing that
+ * sleeps between copier_exec_begin() and copier_exec_end() except through
+ * these calls: the CPU engine keeps the FPU state (preemption off) from one
+ * copier_exec_add() to the next.
  */
 void copier_exec_begin(struct copier_exec *x);
 
 /**
  * copier_exec_add() - add one span to the batch
  * @x: the batch
- * @s: the span, copied by value; its page arrays must stay valid until
- *     its completion
+ * @s: the span, read during the call; its page arrays must stay valid
+ *     until its completion
+ *
+ * May report completions (of this span or earlier ones) before returning.
  */
 void copier_exec_add(struct copier_exec *x, const struct copier_span *s);
 
