@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 
 #include "area.h"
+#include "atcache.h"
 #include "client.h"
 #include "fops.h"
 #include "round.h"
@@ -29,6 +30,7 @@ static void client_free(struct kref *ref)
 	struct copier_client *c = container_of(ref, struct copier_client, ref);
 
 	copier_area_free(c);
+	copier_atc_destroy(c->atc);
 	mmdrop(c->mm);
 	kfree(c);
 }
@@ -54,6 +56,7 @@ static int copier_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&c->node);
 	c->mm = current->mm;
 	mmgrab(c->mm);
+	c->atc = copier_atc_create(c->mm);
 #ifdef CONFIG_CGROUPS
 	rcu_read_lock();
 	c->cgroup_id = cgroup_id(task_dfl_cgroup(current));
@@ -134,6 +137,14 @@ static long ioc_stats(struct copier_client *c, void __user *arg)
 		.rounds = READ_ONCE(c->stats.rounds),
 	};
 
+	if (c->atc) {
+		struct copier_atc_stats a;
+
+		copier_atc_get_stats(c->atc, &a);
+		s.atc_hits = a.hits;
+		s.atc_misses = a.misses;
+		s.atc_invalidated = a.invalidated;
+	}
 	return copy_to_user(arg, &s, sizeof(s)) ? -EFAULT : 0;
 }
 

@@ -69,6 +69,8 @@ struct copier_client {
 	bool cur_valid;			/* @cur holds the task at exec_pos */
 	struct copier_ktask cur;
 
+	struct copier_atcache *atc;	/* pinned-page cache, NULL when off */
+
 	/* counters: written by the serving thread, read racily by STATS */
 	struct copier_stats stats;
 

@@ -17,6 +17,8 @@
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 
+#include "dispatch.h"
+#include "dma.h"
 #include "exec.h"
 
 /* Longest FPU section, in bytes copied: bounds the time without preemption. */
@@ -106,7 +108,7 @@ static void cpu_flush(struct copier_exec *x)
 		x->complete(x, c->pending[i], 0);
 }
 
-void copier_exec_begin(struct copier_exec *x)
+void copier_exec_cpu_begin(struct copier_exec *x)
 {
 	x->bytes_cpu = 0;
 	x->bytes_dma = 0;
@@ -116,7 +118,7 @@ void copier_exec_begin(struct copier_exec *x)
 	x->dma = NULL;
 }
 
-void copier_exec_add(struct copier_exec *x, const struct copier_span *s)
+void copier_exec_cpu_add(struct copier_exec *x, const struct copier_span *s)
 {
 	struct copier_exec_cpu *c = &x->cpu;
 
@@ -133,9 +135,34 @@ void copier_exec_add(struct copier_exec *x, const struct copier_span *s)
 		cpu_flush(x);
 }
 
-void copier_exec_end(struct copier_exec *x)
+void copier_exec_cpu_end(struct copier_exec *x)
 {
 	cpu_flush(x);
+}
+
+/* With a DMA channel, the dispatcher (dispatch.c) takes the batch. */
+void copier_exec_begin(struct copier_exec *x)
+{
+	copier_exec_cpu_begin(x);
+	x->dma = copier_dispatch_begin(x);
+}
+
+void copier_exec_add(struct copier_exec *x, const struct copier_span *s)
+{
+	if (x->dma)
+		copier_dispatch_add(x->dma, s);
+	else
+		copier_exec_cpu_add(x, s);
+}
+
+void copier_exec_end(struct copier_exec *x)
+{
+	if (x->dma) {
+		copier_dispatch_end(x->dma);
+		x->dma = NULL;
+	} else {
+		copier_exec_cpu_end(x);
+	}
 }
 
 int copier_exec_init(void)
@@ -143,11 +170,13 @@ int copier_exec_init(void)
 	/* X86_FEATURE_AVX is cleared when the kernel does not enable YMM state. */
 	copier_have_avx = boot_cpu_has(X86_FEATURE_AVX) &&
 			  cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
-	return 0;
+	return copier_dma_init();
 }
 
 void copier_exec_exit(void)
 {
+	copier_dma_exit();
+	copier_dispatch_exit();
 }
 
 const char *copier_exec_cpu_engine(void)

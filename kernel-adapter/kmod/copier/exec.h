@@ -122,6 +122,14 @@ void copier_exec_add(struct copier_exec *x, const struct copier_span *s);
  */
 void copier_exec_end(struct copier_exec *x);
 
+/*
+ * The CPU engine alone, same contract as copier_exec_begin/add/end: the
+ * dispatcher (dispatch.c) runs its CPU pieces through it.
+ */
+void copier_exec_cpu_begin(struct copier_exec *x);
+void copier_exec_cpu_add(struct copier_exec *x, const struct copier_span *s);
+void copier_exec_cpu_end(struct copier_exec *x);
+
 /* Module load/unload of the engines (exec.c): detect AVX, set up channels. */
 int copier_exec_init(void);
 void copier_exec_exit(void);

@@ -37,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
+#include "atcache.h"
 #include "client.h"
 #include "desc.h"
 #include "exec.h"
@@ -59,6 +60,8 @@ struct copier_piece {
 	struct page **dst_pages;
 	struct page **src_pages;
 	unsigned long ndst, nsrc;
+	u64 dst_addr, src_addr;
+	bool dst_cached, src_cached;	/* pinned through the ATCache */
 	struct copier_span span;
 };
 
@@ -96,13 +99,42 @@ static int pin_range(struct mm_struct *mm, u64 addr, u64 len, bool write,
 	return 0;
 }
 
+/*
+ * Pin one side of a piece: through the client's ATCache when it has one
+ * and the range is cacheable, else per copy under mmap_read_lock.
+ */
+static int pin_side(struct copier_client *c, struct mm_struct *mm, u64 addr, u64 len,
+		    bool write, struct page ***pagesp, unsigned long *np, bool *cached)
+{
+	int ret;
+
+	*cached = false;
+	if (c->atc) {
+		ret = copier_atc_pin(c->atc, addr, len, write, pagesp, np);
+		if (!ret) {
+			*cached = true;
+			return 0;
+		}
+		if (ret == -EINVAL)
+			return ret;
+	}
+	mmap_read_lock(mm);
+	ret = pin_range(mm, addr, len, write, pagesp, np);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
 static void piece_free(struct copier_piece *p)
 {
-	if (p->dst_pages) {
+	if (p->dst_pages && p->dst_cached) {
+		copier_atc_release(p->c->atc, p->dst_addr, p->len, p->dst_pages);
+	} else if (p->dst_pages) {
 		unpin_user_pages_dirty_lock(p->dst_pages, p->ndst, true);
 		kvfree(p->dst_pages);
 	}
-	if (p->src_pages) {
+	if (p->src_pages && p->src_cached) {
+		copier_atc_release(p->c->atc, p->src_addr, p->len, p->src_pages);
+	} else if (p->src_pages) {
 		unpin_user_pages(p->src_pages, p->nsrc);
 		kvfree(p->src_pages);
 	}
@@ -309,11 +341,12 @@ static struct copier_piece *piece_next(struct copier_client *c, struct mm_struct
 	p->lo = lo;
 	p->hi = hi;
 	p->len = end - off;
-	mmap_read_lock(mm);
-	ret = pin_range(mm, t->src + off, p->len, false, &p->src_pages, &p->nsrc);
+	p->src_addr = t->src + off;
+	p->dst_addr = t->dst + off;
+	ret = pin_side(c, mm, p->src_addr, p->len, false, &p->src_pages, &p->nsrc, &p->src_cached);
 	if (!ret)
-		ret = pin_range(mm, t->dst + off, p->len, true, &p->dst_pages, &p->ndst);
-	mmap_read_unlock(mm);
+		ret = pin_side(c, mm, p->dst_addr, p->len, true, &p->dst_pages, &p->ndst,
+			       &p->dst_cached);
 	if (ret) {
 		piece_free(p);
 		goto fault;

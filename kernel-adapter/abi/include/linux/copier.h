@@ -138,7 +138,9 @@ struct copier_stats {
 	__u64 bytes_dma;      /* of which by a DMA channel */
 	__u64 faults;         /* tasks finished with a fault */
 	__u64 rounds;         /* service rounds that served this client */
-	__u64 reserved[3];
+	__u64 atc_hits;       /* pages found pinned in the ATCache */
+	__u64 atc_misses;     /* pages pinned into the ATCache */
+	__u64 atc_invalidated;/* cached pages dropped by an mm change */
 };
 
 /*

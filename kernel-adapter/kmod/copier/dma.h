@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * copier.ko's DMA channels (dma.c): DMA_MEMCPY dmaengine channels taken at
+ * module load, as a dmaengine client. None found, or module parameter
+ * dma=0: the service copies with the CPU only.
+ */
+#ifndef COPIER_DMA_H
+#define COPIER_DMA_H
+
+#include <linux/types.h>
+
+struct dma_chan;
+
+/* Pieces shorter than this many bytes go to the CPU (module parameter). */
+extern unsigned int copier_dma_min_bytes;
+
+int copier_dma_init(void);
+void copier_dma_exit(void);
+
+/* A channel for one batch (round robin over the channels), NULL when none. */
+struct dma_chan *copier_dma_pick(void);
+
+/* Channels held, for the log. */
+unsigned int copier_dma_nr_chans(void);
+
+#endif /* COPIER_DMA_H */
