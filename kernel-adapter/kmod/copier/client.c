@@ -159,7 +159,8 @@ static long ioc_wait(struct copier_client *c, void __user *arg)
 	for (i = 0; i < ARRAY_SIZE(w.reserved); i++)
 		if (w.reserved[i])
 			return -EINVAL;
-	if ((s64)(w.pos - smp_load_acquire(&c->copy_ring->head)) >= 0)
+	/* positions count up from 0 and never wrap */
+	if (w.pos >= smp_load_acquire(&c->copy_ring->head))
 		return -EINVAL;	/* not submitted */
 	if (!w.timeout_ns) {
 		ret = wait_event_interruptible(c->waitq, copier_task_settled(c, w.pos));

@@ -1,0 +1,60 @@
+#!/bin/busybox sh
+# /init of the VM test's initramfs (busybox): loads copier.ko, runs the
+# static tests in /t, prints one "VMTEST-RESULT <name> pass|fail" line per
+# test, dumps dmesg between markers and powers off. run.sh judges.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /tmp && mount -t tmpfs tmpfs /tmp
+echo "VMTEST-BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+
+result() { echo "VMTEST-RESULT $1 $2"; }
+run() {
+	name=$1
+	shift
+	start=$(date +%s)
+	if "$@"; then
+		result "$name" pass
+	else
+		result "$name" "fail(rc=$?)"
+	fi
+	echo "VMTEST-TIME $name $(( $(date +%s) - start ))s"
+}
+pins() { awk '$1 == "nr_foll_pin_acquired" { a = $2 } $1 == "nr_foll_pin_released" { r = $2 } END { print a - r }' /proc/vmstat; }
+
+if insmod /copier.ko poll_mode=ondemand; then
+	result insmod pass
+else
+	result insmod fail
+fi
+pins_before=$(pins)
+run diff-ondemand /t/t_diff 12
+echo napi > /sys/module/copier/parameters/poll_mode
+run diff-napi /t/t_diff 12
+run fair /t/t_fair
+run fuzz /t/t_fuzz
+run life /t/t_life
+
+# no page stays pinned once the tests' clients are gone
+if [ "$(pins)" = "$pins_before" ]; then result pins-released pass; else result pins-released "fail($(pins) vs $pins_before)"; fi
+
+# unload is refused while a client is open, allowed once it closed
+mkfifo /tmp/ready
+/t/t_life hold > /tmp/ready &
+holder=$!
+read -r line < /tmp/ready
+if [ "$line" = ready ] && ! rmmod copier 2>/dev/null && [ -e /dev/copier ]; then
+	kill "$holder"
+	wait "$holder"
+	if rmmod copier; then result unload pass; else result unload "fail(rmmod after close)"; fi
+else
+	result unload "fail(rmmod with a client open: $line)"
+	kill "$holder"
+fi
+
+echo VMTEST-DMESG-BEGIN
+dmesg
+echo VMTEST-DMESG-END
+echo VMTEST-DONE
+poweroff -f
