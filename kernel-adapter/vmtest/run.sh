@@ -47,7 +47,11 @@ if [ "${COPIER_VMTEST_KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; else ec
 mkdir -p "$work/kmod/copier"
 cp "$ka"/kmod/copier/Kbuild "$ka"/kmod/copier/*.[ch] "$work/kmod/copier/"
 mkdir -p "$work/abi" && cp -r "$ka/abi/include" "$work/abi/"
-make -s -C "$kdir" M="$work/kmod/copier" modules >"$work/kbuild.log" 2>&1 || { cat "$work/kbuild.log" >&2; die "module build failed"; }
+mkdir -p "$work/kmod/swdma"
+cp "$ka"/kmod/swdma/Kbuild "$ka"/kmod/swdma/*.c "$work/kmod/swdma/"
+for m in copier swdma; do
+	make -s -C "$kdir" M="$work/kmod/$m" modules >>"$work/kbuild.log" 2>&1 || { cat "$work/kbuild.log" >&2; die "module build failed ($m)"; }
+done
 if grep -E 'warning:' "$work/kbuild.log" >&2; then die "module build has warnings"; fi
 
 # 2. the static tests
@@ -63,6 +67,7 @@ cp "$here/init.sh" "$work/root/init"
 printf '#!/bin/busybox sh\n/bin/busybox echo VMTEST-KVM-OK\n/bin/busybox poweroff -f\n' >"$work/root/probe"
 chmod +x "$work/root/init" "$work/root/probe"
 cp "$work/kmod/copier/copier.ko" "$work/root/copier.ko"
+cp "$work/kmod/swdma/copier_swdma.ko" "$work/kmod/swdma/copier_swdma_test.ko" "$work/root/"
 (cd "$work/root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
 
 # 4. boot
@@ -87,7 +92,8 @@ log=$work/console.log
 tr -d '\r' <"$log" >"$log.txt"
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
-expected="insmod diff-ondemand diff-napi fair fuzz life pins-released unload"
+expected="insmod diff-ondemand diff-napi fair fuzz life atc-nodma pins-released unload
+	swdma diff-swdma dma-swdma dma-failing dma-redone diff-dma-off dma-off dma-pins-released swdma-unload"
 for t in $expected; do
 	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi
 done

@@ -290,6 +290,7 @@ static void flush(struct copier_dispatch *d)
 		}
 	}
 	if (redo) {
+		atomic_long_add(redo, &copier_dma_redone);
 		copier_exec_cpu_begin(&d->cpu);
 		for (i = 0; i < d->ndma; i++) {
 			struct dsp_dma *e = &d->dma[i];

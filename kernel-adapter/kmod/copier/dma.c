@@ -31,6 +31,19 @@ unsigned int copier_dma_min_bytes = 16384;
 module_param_named(dma_min_bytes, copier_dma_min_bytes, uint, 0644);
 MODULE_PARM_DESC(dma_min_bytes, "shortest physically contiguous piece sent to DMA, bytes (default 16384)");
 
+atomic_long_t copier_dma_redone = ATOMIC_LONG_INIT(0);
+
+static int redone_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&copier_dma_redone));
+}
+
+static const struct kernel_param_ops redone_ops = {
+	.get = redone_get,
+};
+module_param_cb(dma_redone, &redone_ops, NULL, 0444);
+MODULE_PARM_DESC(dma_redone, "read only: DMA pieces that failed and the CPU copied instead");
+
 static struct dma_chan *chans[COPIER_DMA_MAX_CHANS];
 static unsigned int nchans;
 static atomic_t next_chan = ATOMIC_INIT(0);

@@ -7,12 +7,16 @@
 #ifndef COPIER_DMA_H
 #define COPIER_DMA_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 
 struct dma_chan;
 
 /* Pieces shorter than this many bytes go to the CPU (module parameter). */
 extern unsigned int copier_dma_min_bytes;
+
+/* DMA pieces the CPU copied after the engine failed them (module parameter). */
+extern atomic_long_t copier_dma_redone;
 
 int copier_dma_init(void);
 void copier_dma_exit(void);
