@@ -260,6 +260,17 @@ static struct atc_block *block_get(struct copier_atcache *a, unsigned long base)
 	return b;
 }
 
+/* Unlink an unused block from the cache; the caller holds the lock. */
+static void block_unlink(struct copier_atcache *a, struct atc_block *b)
+{
+	b->evicted = true;
+	list_del(&b->lru);
+	if (b->on_reap)
+		list_del(&b->reap);
+	a->npinned -= b->npages;
+	xa_erase(&a->blocks, b->base >> ATC_BLOCK_SHIFT);
+}
+
 /* Evict unused blocks (never keep) until need more pages fit. */
 static bool make_room(struct copier_atcache *a, struct atc_block *keep, unsigned long need)
 {
@@ -280,15 +291,24 @@ static bool make_room(struct copier_atcache *a, struct atc_block *keep, unsigned
 			spin_unlock(&a->lock);
 			return false;
 		}
-		victim->evicted = true;
-		list_del(&victim->lru);
-		if (victim->on_reap)
-			list_del(&victim->reap);
-		a->npinned -= victim->npages;
-		xa_erase(&a->blocks, victim->base >> ATC_BLOCK_SHIFT);
+		block_unlink(a, victim);
 		spin_unlock(&a->lock);
 		block_free(victim);
 	}
+}
+
+/* Drop a block that caches nothing and no copy uses (after a failed pin). */
+static void block_drop_if_empty(struct copier_atcache *a, struct atc_block *b)
+{
+	bool drop;
+
+	spin_lock(&a->lock);
+	drop = !b->npages && !b->users;
+	if (drop)
+		block_unlink(a, b);
+	spin_unlock(&a->lock);
+	if (drop)
+		block_free(b);
 }
 
 /* Private anonymous memory all along [va, end)? The caller holds mmap_lock. */
@@ -451,6 +471,12 @@ int copier_atc_pin(struct copier_atcache *a, u64 addr, u64 len, bool write,
 
 	if (!len || end < start)
 		return -EINVAL;
+	/* not cacheable: no block (and notifier) for it; pin_part checks again */
+	mmap_read_lock(a->mm);
+	ret = range_cacheable(a->mm, start, end) ? 0 : -EOPNOTSUPP;
+	mmap_read_unlock(a->mm);
+	if (ret)
+		return ret;
 	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
@@ -462,8 +488,11 @@ int copier_atc_pin(struct copier_atcache *a, u64 addr, u64 len, bool write,
 		ret = b ? pin_part(a, b, (va - base) >> PAGE_SHIFT, (stop - va) >> PAGE_SHIFT,
 				   write, pages + ((va - start) >> PAGE_SHIFT)) :
 			  -ENOMEM;
-		if (ret)
+		if (ret) {
+			if (b)
+				block_drop_if_empty(a, b);
 			break;
+		}
 		va = stop;
 	}
 	if (ret) {

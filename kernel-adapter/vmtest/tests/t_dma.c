@@ -212,6 +212,23 @@ static void atcache(struct cu_client *c)
 	copy_sync(c, d, s, len);
 	CHECK(d[0] == 6 && d[len - 1] == 6, "copy after MADV_DONTNEED went to the old pages");
 
+	/* shared memory is not cached (pinned per copy), and still copied */
+	{
+		unsigned char *sh = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		struct copier_stats a0 = stats(c), a1;
+
+		CHECK(sh != MAP_FAILED, "mmap shared");
+		memset(s, 7, len);
+		copy_sync(c, sh, s, len);
+		a1 = stats(c);
+		CHECK(sh[0] == 7 && sh[len - 1] == 7, "copy into shared memory");
+		CHECK(a1.atc_misses - a0.atc_misses == 0,
+		      "shared memory should not enter the ATCache (%llu misses)",
+		      (unsigned long long)(a1.atc_misses - a0.atc_misses));
+		munmap(sh, len);
+	}
+
 	s2 = stats(c);
 	CHECK(s2.atc_invalidated - s1.atc_invalidated >= 4 * (len / 4096),
 	      "the mmu notifier should have invalidated the replaced pages: %llu",
