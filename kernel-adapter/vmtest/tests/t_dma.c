@@ -9,8 +9,8 @@
  * - differential copies over huge-page-backed buffers (physically
  *   contiguous runs long enough for DMA) with random sizes and offsets,
  *   checked against memcpy;
- * - dependent chains in flight together (x->y by DMA, then y->z and z->w
- *   small, by CPU): the dispatcher must keep ring order between engines;
+ * - dependent chains in one round (a CPU copy, a DMA copy that reads it, CPU
+ *   copies that read the DMA's bytes): ring order holds across engines;
  * - ATCache: copies that reuse buffers hit the cache; a munmap + mmap at
  *   the same address (destination, then source) and an mremap are seen:
  *   the copy lands in the new mapping and reads the new source, and the
@@ -119,28 +119,35 @@ static void differential(struct cu_client *c, unsigned char *src, unsigned char 
 	}
 }
 
-/* x -> y (long: DMA), y -> z, z -> w (short: CPU), all in flight at once. */
+/*
+ * One round's worth, all in flight at once: t -> x head (short: CPU), then
+ * x -> y (long: DMA, reads what the CPU writes), y tail -> z and z -> w
+ * (short: CPU, read what the DMA writes). The dispatcher submits DMA
+ * before it runs CPU pieces, so only its conflict check keeps this order.
+ */
 static void chains(struct cu_client *c, unsigned char *a, unsigned char *b)
 {
-	const size_t big = 1u << 20, small = 3000;
-	unsigned char *x = a, *y = b, *z = b + big + 4096, *w = a + big + 8192;
+	const size_t big = 64 << 10, small = 3000;
+	unsigned char *x = a, *t = a + (2u << 20), *y = b, *z = b + (1u << 20), *w = a + (1u << 20);
 
-	for (int rep = 0; rep < 16; rep++) {
-		int64_t p1, p2, p3;
+	for (int rep = 0; rep < 32; rep++) {
+		unsigned char head = (unsigned char)(100 + rep), body = (unsigned char)(rep + 1);
+		int64_t p[4];
 
-		memset(x, rep + 1, big);
+		memset(x, body, big);
+		memset(t, head, small);
 		memset(y, 0, big);
 		memset(z, 0, small);
 		memset(w, 0, small);
-		p1 = submit_retry(c, y, x, big);
-		p2 = submit_retry(c, z, y + big - small, small);
-		p3 = submit_retry(c, w, z, small);
-		cu_wait(c, p3);
-		cu_wait(c, p2);
-		cu_wait(c, p1);
-		CHECK(y[big - 1] == rep + 1 && z[0] == rep + 1 && z[small - 1] == rep + 1 &&
-			      w[0] == rep + 1 && w[small - 1] == rep + 1,
-		      "rep %d: a dependent copy ran before the one it reads (y %d z %d w %d)", rep,
+		p[0] = submit_retry(c, x, t, small);
+		p[1] = submit_retry(c, y, x, big);
+		p[2] = submit_retry(c, z, y + big - small, small);
+		p[3] = submit_retry(c, w, z, small);
+		for (int k = 3; k >= 0; k--)
+			cu_wait(c, p[k]);
+		CHECK(y[0] == head && y[small - 1] == head && y[small] == body &&
+			      y[big - 1] == body && z[0] == body && w[small - 1] == body,
+		      "rep %d: a dependent copy ran out of order (y %d/%d z %d w %d)", rep, y[0],
 		      y[big - 1], z[0], w[small - 1]);
 	}
 }
