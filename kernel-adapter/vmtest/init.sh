@@ -3,13 +3,16 @@
 # static tests in /t, prints one "VMTEST-RESULT <name> pass|fail" line per
 # test, dumps dmesg between markers and powers off. run.sh judges.
 /bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mkdir -p /tmp && mount -t tmpfs tmpfs /tmp
+result() { echo "VMTEST-RESULT $1 $2"; }
+mkdir -p /proc /sys /dev /tmp /cgroup
+if mount -t proc proc /proc && mount -t sysfs sysfs /sys && mount -t devtmpfs devtmpfs /dev &&
+	mount -t tmpfs tmpfs /tmp && mount -t cgroup2 cgroup2 /cgroup; then
+	result mounts pass
+else
+	result mounts fail
+fi
 echo "VMTEST-BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
-result() { echo "VMTEST-RESULT $1 $2"; }
 run() {
 	name=$1
 	shift
@@ -23,21 +26,27 @@ run() {
 }
 pins() { awk '$1 == "nr_foll_pin_acquired" { a = $2 } $1 == "nr_foll_pin_released" { r = $2 } END { print a - r }' /proc/vmstat; }
 
-if insmod /copier.ko poll_mode=ondemand; then
+if insmod /copier.ko poll_mode=ondemand && [ "$(cat /sys/module/copier/parameters/poll_mode)" = ondemand ]; then
 	result insmod pass
 else
 	result insmod fail
 fi
 pins_before=$(pins)
 run diff-ondemand /t/t_diff 12
-echo napi > /sys/module/copier/parameters/poll_mode
-run diff-napi /t/t_diff 12
+if echo napi > /sys/module/copier/parameters/poll_mode &&
+	[ "$(cat /sys/module/copier/parameters/poll_mode)" = napi ]; then
+	run diff-napi /t/t_diff 12
+else
+	result diff-napi "fail(cannot set poll_mode)"
+fi
 run fair /t/t_fair
+run cglimit /t/t_cglimit /cgroup/copier-limited
 run fuzz /t/t_fuzz
 run life /t/t_life
 
 # no page stays pinned once the tests' clients are gone
-if [ "$(pins)" = "$pins_before" ]; then result pins-released pass; else result pins-released "fail($(pins) vs $pins_before)"; fi
+pins_after=$(pins)
+if [ -n "$pins_before" ] && [ "$pins_after" -eq "$pins_before" ]; then result pins-released pass; else result pins-released "fail($pins_after vs $pins_before)"; fi
 
 # unload is refused while a client is open, allowed once it closed
 mkfifo /tmp/ready

@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/copier.h>
 
+#include "cglimit.h"
 #include "exec.h"
 #include "fops.h"
 #include "sched.h"
@@ -21,6 +22,7 @@ static struct miscdevice copier_misc = {
 	.name = "copier",
 	.fops = &copier_fops,
 	.mode = 0666,
+	.groups = copier_cglimit_groups,
 };
 
 static int __init copier_init(void)

@@ -30,6 +30,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#include "cglimit.h"
 #include "client.h"
 #include "round.h"
 #include "sched.h"
@@ -98,15 +99,24 @@ static bool runnable(struct copier_client *c)
 	return true;
 }
 
-/* Take the least-charged runnable client that no thread serves. */
-static struct copier_client *pick(void)
+/*
+ * Take the least-charged runnable client that no thread serves and whose
+ * cgroup is within its byte rate; *throttled says whether a rate limit
+ * held some client back.
+ */
+static struct copier_client *pick(bool *throttled)
 {
 	struct copier_client *c, *best = NULL;
 
+	*throttled = false;
 	spin_lock(&copier_sched_lock);
 	list_for_each_entry(c, &copier_clients, node) {
 		if (c->busy || !runnable(c))
 			continue;
+		if (!copier_cglimit_allow(c->cgroup_id)) {
+			*throttled = true;
+			continue;
+		}
 		if (!best || c->charge < best->charge)
 			best = c;
 	}
@@ -121,6 +131,7 @@ static struct copier_client *pick(void)
 
 static void charge(struct copier_client *c, const struct copier_round_result *r)
 {
+	copier_cglimit_charge(c->cgroup_id, r->bytes);
 	spin_lock(&copier_sched_lock);
 	c->charge += r->bytes;
 	c->busy = false;
@@ -177,7 +188,8 @@ static int copier_thread(void *unused)
 	unsigned long last_work = jiffies;
 
 	while (!kthread_should_stop()) {
-		struct copier_client *c = pick();
+		bool throttled;
+		struct copier_client *c = pick(&throttled);
 
 		if (c) {
 			struct copier_round_result r;
@@ -187,6 +199,11 @@ static int copier_thread(void *unused)
 			if (r.progress)
 				last_work = jiffies;
 			cond_resched();
+			continue;
+		}
+		if (throttled) {
+			/* a rate-limited client waits for its bucket to refill */
+			schedule_timeout_idle(1);
 			continue;
 		}
 		if (poll_napi &&
