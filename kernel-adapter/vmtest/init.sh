@@ -3,6 +3,7 @@
 # static tests in /t, prints one "VMTEST-RESULT <name> pass|fail" line per
 # test, dumps dmesg between markers and powers off. run.sh judges.
 /bin/busybox --install -s /bin
+echo # end the firmware's last console line
 result() { echo "VMTEST-RESULT $1 $2"; }
 mkdir -p /proc /sys /dev /tmp /cgroup
 if mount -t proc proc /proc && mount -t sysfs sysfs /sys && mount -t devtmpfs devtmpfs /dev &&
@@ -60,6 +61,15 @@ if [ "$line" = ready ] && ! rmmod copier 2>/dev/null && [ -e /dev/copier ]; then
 else
 	result unload "fail(rmmod with a client open: $line)"
 	kill "$holder"
+fi
+
+# two service threads: rounds of different clients run in parallel
+if insmod /copier.ko nr_threads=2 poll_mode=napi; then
+	run diff-2threads /t/t_diff 6
+	run fair-2threads /t/t_fair
+	if rmmod copier; then result unload-2threads pass; else result unload-2threads fail; fi
+else
+	result diff-2threads "fail(insmod)"
 fi
 
 echo VMTEST-DMESG-BEGIN
