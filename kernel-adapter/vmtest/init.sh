@@ -45,7 +45,16 @@ run cglimit /t/t_cglimit /cgroup/copier-limited
 run fuzz /t/t_fuzz
 run life /t/t_life
 
-# no page stays pinned once the tests' clients are gone
+# no page stays pinned and no client object stays once the tests' clients are
+# gone (the last reference may be a service thread finishing its round, or a
+# delayed fput: poll the condition for up to 10 s)
+i=0
+while [ "$(cat /sys/class/misc/copier/clients)" != 0 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+clients=$(cat /sys/class/misc/copier/clients)
+if [ "$clients" = 0 ]; then result clients-freed pass; else result clients-freed "fail($clients)"; fi
 pins_after=$(pins)
 if [ -n "$pins_before" ] && [ "$pins_after" -eq "$pins_before" ]; then result pins-released pass; else result pins-released "fail($pins_after vs $pins_before)"; fi
 

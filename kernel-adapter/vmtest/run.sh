@@ -90,7 +90,7 @@ log=$work/console.log
 tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt"
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
-expected="mounts insmod diff-ondemand diff-napi fair cglimit fuzz life pins-released unload diff-2threads fair-2threads unload-2threads"
+expected="mounts insmod diff-ondemand diff-napi fair cglimit fuzz life clients-freed pins-released unload diff-2threads fair-2threads unload-2threads"
 for t in $expected; do
 	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi
 done

@@ -140,11 +140,6 @@ static struct attribute *copier_cglimit_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group copier_cglimit_group = {
+const struct attribute_group copier_cglimit_group = {
 	.attrs = copier_cglimit_attrs,
-};
-
-const struct attribute_group *copier_cglimit_groups[] = {
-	&copier_cglimit_group,
-	NULL,
 };

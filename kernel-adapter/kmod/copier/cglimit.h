@@ -6,8 +6,8 @@
 #include <linux/sysfs.h>
 #include <linux/types.h>
 
-/* The misc device's attribute groups: cgroup_limits. */
-extern const struct attribute_group *copier_cglimit_groups[];
+/* The misc device's attribute cgroup_limits. */
+extern const struct attribute_group copier_cglimit_group;
 
 /* May a client of cgroup cgid be served now? Takes its own lock. */
 bool copier_cglimit_allow(u64 cgid);

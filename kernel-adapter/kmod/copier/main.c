@@ -17,12 +17,18 @@
 #include "fops.h"
 #include "sched.h"
 
+static const struct attribute_group *copier_groups[] = {
+	&copier_cglimit_group,
+	&copier_client_group,
+	NULL,
+};
+
 static struct miscdevice copier_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "copier",
 	.fops = &copier_fops,
 	.mode = 0666,
-	.groups = copier_cglimit_groups,
+	.groups = copier_groups,
 };
 
 static int __init copier_init(void)
