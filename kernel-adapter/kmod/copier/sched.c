@@ -23,6 +23,7 @@
  * when it is set. One of the two sees the other's store.
  */
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -185,7 +186,7 @@ static void park(void)
 
 static int copier_thread(void *unused)
 {
-	unsigned long last_work = jiffies;
+	u64 last_work = ktime_get_ns();
 
 	while (!kthread_should_stop()) {
 		bool throttled;
@@ -197,7 +198,7 @@ static int copier_thread(void *unused)
 			copier_round(c, &r);
 			charge(c, &r);
 			if (r.progress)
-				last_work = jiffies;
+				last_work = ktime_get_ns();
 			cond_resched();
 			continue;
 		}
@@ -207,13 +208,13 @@ static int copier_thread(void *unused)
 			continue;
 		}
 		if (poll_napi &&
-		    time_before(jiffies, last_work + usecs_to_jiffies(READ_ONCE(poll_us)))) {
+		    ktime_get_ns() - last_work < (u64)READ_ONCE(poll_us) * NSEC_PER_USEC) {
 			cond_resched();
 			cpu_relax();
 			continue;
 		}
 		park();
-		last_work = jiffies;
+		last_work = ktime_get_ns();
 	}
 	return 0;
 }
