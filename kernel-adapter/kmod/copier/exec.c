@@ -13,6 +13,7 @@
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
@@ -63,8 +64,22 @@ static void copy_bytes(void *dst, const void *src, size_t len)
 		memcpy(dst, src, len);
 }
 
+/*
+ * Inside a long span: leave the FPU section and let the scheduler in once
+ * COPIER_FPU_SECTION_BYTES were copied in it (a segment may be 16 MiB).
+ */
+static void cpu_breathe(struct copier_exec_cpu *c)
+{
+	if (!c->fpu || c->fpu_bytes < COPIER_FPU_SECTION_BYTES)
+		return;
+	kernel_fpu_end();
+	cond_resched();
+	kernel_fpu_begin();
+	c->fpu_bytes = 0;
+}
+
 /* Copy one span page by page through the kernel mappings. */
-static void copy_span(const struct copier_span *s)
+static void copy_span(struct copier_exec_cpu *c, const struct copier_span *s)
 {
 	size_t doff = s->dst_off, soff = s->src_off, left = s->len;
 	struct page **dp = s->dst_pages, **sp = s->src_pages;
@@ -78,6 +93,8 @@ static void copy_span(const struct copier_span *s)
 		kunmap_local(src);
 		kunmap_local(d);
 		flush_dcache_page(*dp);
+		c->fpu_bytes += n;
+		cpu_breathe(c);
 		left -= n;
 		doff += n;
 		soff += n;
@@ -126,9 +143,8 @@ void copier_exec_cpu_add(struct copier_exec *x, const struct copier_span *s)
 		kernel_fpu_begin();
 		c->fpu = true;
 	}
-	copy_span(s);
+	copy_span(c, s);
 	x->bytes_cpu += s->len;
-	c->fpu_bytes += s->len;
 	c->pending[c->npending++] = s->cookie;
 	if (c->npending == COPIER_EXEC_CPU_PENDING ||
 	    c->fpu_bytes >= COPIER_FPU_SECTION_BYTES)

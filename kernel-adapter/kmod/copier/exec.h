@@ -77,7 +77,8 @@ struct copier_exec_cpu {
  *            process context, with @err 0 when the bytes were copied or a
  *            negative errno when the engine failed (the round then marks
  *            the segments faulted: user space re-executes them)
- * @ctx: the round's own pointer, for complete()
+ * @ctx: the client served (struct copier_client *), for complete() and for
+ *       engines that keep per-client state (pinned-page caches)
  * @bytes_cpu: out: bytes the CPU engine copied in this batch
  * @bytes_dma: out: bytes a DMA engine copied in this batch
  * @cpu: the CPU engine's state

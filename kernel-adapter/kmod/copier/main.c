@@ -12,15 +12,23 @@
 #include <linux/module.h>
 #include <linux/copier.h>
 
+#include "cglimit.h"
 #include "exec.h"
 #include "fops.h"
 #include "sched.h"
+
+static const struct attribute_group *copier_groups[] = {
+	&copier_cglimit_group,
+	&copier_client_group,
+	NULL,
+};
 
 static struct miscdevice copier_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "copier",
 	.fops = &copier_fops,
 	.mode = 0666,
+	.groups = copier_groups,
 };
 
 static int __init copier_init(void)

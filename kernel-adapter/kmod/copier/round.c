@@ -386,11 +386,11 @@ void copier_round(struct copier_client *c, struct copier_round_result *r)
 		return;
 	}
 	budget = max_t(u64, READ_ONCE(c->max_round_bytes), 1);
-	/* a head beyond a full ring (or behind exec_pos) is clamped, not trusted */
-	if (head - c->tail > c->nentries)
-		head = c->tail + c->nentries;
+	/* a head behind exec_pos or beyond a full ring is clamped, not trusted */
 	if ((s64)(head - c->exec_pos) < 0)
 		head = c->exec_pos;
+	if (head - c->tail > c->nentries)
+		head = c->tail + c->nentries;
 
 	r->progress |= retire(c);
 	start_pos = c->exec_pos;

@@ -23,6 +23,7 @@
  * when it is set. One of the two sees the other's store.
  */
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -30,6 +31,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#include "cglimit.h"
 #include "client.h"
 #include "round.h"
 #include "sched.h"
@@ -98,15 +100,24 @@ static bool runnable(struct copier_client *c)
 	return true;
 }
 
-/* Take the least-charged runnable client that no thread serves. */
-static struct copier_client *pick(void)
+/*
+ * Take the least-charged runnable client that no thread serves and whose
+ * cgroup is within its byte rate; *throttled says whether a rate limit
+ * held some client back.
+ */
+static struct copier_client *pick(bool *throttled)
 {
 	struct copier_client *c, *best = NULL;
 
+	*throttled = false;
 	spin_lock(&copier_sched_lock);
 	list_for_each_entry(c, &copier_clients, node) {
 		if (c->busy || !runnable(c))
 			continue;
+		if (!copier_cglimit_allow(c->cgroup_id)) {
+			*throttled = true;
+			continue;
+		}
 		if (!best || c->charge < best->charge)
 			best = c;
 	}
@@ -121,6 +132,7 @@ static struct copier_client *pick(void)
 
 static void charge(struct copier_client *c, const struct copier_round_result *r)
 {
+	copier_cglimit_charge(c->cgroup_id, r->bytes);
 	spin_lock(&copier_sched_lock);
 	c->charge += r->bytes;
 	c->busy = false;
@@ -174,10 +186,11 @@ static void park(void)
 
 static int copier_thread(void *unused)
 {
-	unsigned long last_work = jiffies;
+	u64 last_work = ktime_get_ns();
 
 	while (!kthread_should_stop()) {
-		struct copier_client *c = pick();
+		bool throttled;
+		struct copier_client *c = pick(&throttled);
 
 		if (c) {
 			struct copier_round_result r;
@@ -185,18 +198,23 @@ static int copier_thread(void *unused)
 			copier_round(c, &r);
 			charge(c, &r);
 			if (r.progress)
-				last_work = jiffies;
+				last_work = ktime_get_ns();
 			cond_resched();
 			continue;
 		}
+		if (throttled) {
+			/* a rate-limited client waits for its bucket to refill */
+			schedule_timeout_idle(1);
+			continue;
+		}
 		if (poll_napi &&
-		    time_before(jiffies, last_work + usecs_to_jiffies(READ_ONCE(poll_us)))) {
+		    ktime_get_ns() - last_work < (u64)READ_ONCE(poll_us) * NSEC_PER_USEC) {
 			cond_resched();
 			cpu_relax();
 			continue;
 		}
 		park();
-		last_work = jiffies;
+		last_work = ktime_get_ns();
 	}
 	return 0;
 }

@@ -167,6 +167,24 @@ static void faults(struct cu_client *c)
 	munmap(ro, len);
 }
 
+/* One task larger than a round and than 1024 default segments. */
+static void big_task(struct cu_client *c)
+{
+	size_t len = (48u << 20) + 12345;
+	unsigned char *src = map_anon(len, PROT_READ | PROT_WRITE);
+	unsigned char *dst = map_anon(len, PROT_READ | PROT_WRITE);
+	int64_t pos;
+
+	for (size_t i = 0; i < len; i += 4096)
+		src[i] = (unsigned char)(i >> 12);
+	src[len - 1] = 0x77;
+	pos = submit_retry(c, dst + 1, src, len - 1, 0);
+	CHECK(cu_wait(c, pos) == 0, "big task re-executed");
+	CHECK(memcmp(dst + 1, src, len - 1) == 0, "big task differs");
+	munmap(src, len);
+	munmap(dst, len);
+}
+
 static void demand_paging_and_handlers(struct cu_client *c)
 {
 	size_t len = 1 << 20;
@@ -215,6 +233,7 @@ int main(int argc, char **argv)
 	barriers(&c);
 	moves_and_lazy(&c);
 	faults(&c);
+	big_task(&c);
 	demand_paging_and_handlers(&c);
 	cu_close(&c);
 	return vmtest_exit("t_diff");

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -189,10 +190,62 @@ static void garbage_rings(void)
 	munmap(buf, 1 << 20);
 }
 
+#define RACE_LEN (1u << 20)
+
+static unsigned char *volatile race_area;
+static volatile int race_stop;
+
+/* Unmap and remap (and protect) the copies' destination under them. */
+static void *race_mapper(void *arg)
+{
+	unsigned char *base = race_area;
+
+	while (!race_stop) {
+		munmap(base, RACE_LEN);
+		mmap(base, RACE_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		mprotect(base, RACE_LEN / 2, PROT_READ);
+		madvise(base, RACE_LEN, MADV_DONTNEED);
+		mprotect(base, RACE_LEN, PROT_READ | PROT_WRITE);
+	}
+	return NULL;
+}
+
+/* Copies into memory another thread unmaps, protects and discards meanwhile. */
+static void racing_munmap(void)
+{
+	struct cu_client c;
+	unsigned char *src = mmap(NULL, RACE_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pthread_t t;
+	int faulted = 0;
+
+	memset(src, 4, RACE_LEN);
+	race_area = mmap(NULL, RACE_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(cu_open(&c, 32) == 0, "open");
+	pthread_create(&t, NULL, race_mapper, NULL);
+	for (int i = 0; i < 400; i++) {
+		int64_t pos = cu_submit(&c, race_area, src, RACE_LEN);
+
+		if (pos < 0) {
+			i--;
+			pos = (int64_t)cu_tail(&c);
+		}
+		if (cu_settle(&c, (uint64_t)pos) == 1) {
+			faulted++;
+			cu_fail(&c, (uint64_t)pos);
+		}
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	printf("t_fuzz: %d of 400 racing copies faulted\n", faulted);
+	cu_close(&c);
+	munmap(src, RACE_LEN);
+}
+
 int main(void)
 {
 	before_setup();
 	bad_maps_and_ioctls();
 	garbage_rings();
+	racing_munmap();
 	return vmtest_exit("t_fuzz");
 }
