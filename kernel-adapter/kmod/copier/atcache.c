@@ -146,17 +146,48 @@ static void block_free(struct atc_block *b)
 	kfree(b);
 }
 
+/*
+ * Unpin up to ATC_REAP_BATCH dead pages of b, which no copy uses; the caller
+ * holds the lock, which this drops. Returns whether dead pages remain.
+ */
+static bool reap_some(struct copier_atcache *a, struct atc_block *b)
+	__releases(&a->lock)
+{
+	struct page *batch[ATC_REAP_BATCH];
+	bool dirty[ATC_REAP_BATCH], more;
+	unsigned int n = 0;
+	unsigned long i;
+
+	for_each_set_bit(i, b->dead, ATC_BLOCK_PAGES) {
+		if (n == ATC_REAP_BATCH)
+			break;
+		batch[n] = b->pages[i];
+		dirty[n] = test_bit(i, b->writable);
+		n++;
+		b->pages[i] = NULL;
+		__clear_bit(i, b->dead);
+		__clear_bit(i, b->writable);
+		b->npages--;
+		a->npinned--;
+	}
+	more = !bitmap_empty(b->dead, ATC_BLOCK_PAGES);
+	if (!more && b->on_reap) {
+		list_del(&b->reap);
+		b->on_reap = false;
+	}
+	spin_unlock(&a->lock);
+	for (i = 0; i < n; i++)
+		unpin_user_pages_dirty_lock(&batch[i], 1, dirty[i]);
+	return more;
+}
+
 /* Work: unpin dead pages of blocks no copy uses. */
 static void atc_reap(struct work_struct *w)
 {
 	struct copier_atcache *a = container_of(w, struct copier_atcache, reap_work);
-	struct page *batch[ATC_REAP_BATCH];
-	bool dirty[ATC_REAP_BATCH];
 
 	for (;;) {
 		struct atc_block *b, *found = NULL;
-		unsigned long i;
-		unsigned int n = 0;
 
 		spin_lock(&a->lock);
 		list_for_each_entry(b, &a->reap, reap)
@@ -168,25 +199,7 @@ static void atc_reap(struct work_struct *w)
 			spin_unlock(&a->lock);
 			return;
 		}
-		for_each_set_bit(i, found->dead, ATC_BLOCK_PAGES) {
-			if (n == ATC_REAP_BATCH)
-				break;
-			batch[n] = found->pages[i];
-			dirty[n] = test_bit(i, found->writable);
-			n++;
-			found->pages[i] = NULL;
-			__clear_bit(i, found->dead);
-			__clear_bit(i, found->writable);
-			found->npages--;
-			a->npinned--;
-		}
-		if (bitmap_empty(found->dead, ATC_BLOCK_PAGES)) {
-			list_del(&found->reap);
-			found->on_reap = false;
-		}
-		spin_unlock(&a->lock);
-		for (i = 0; i < n; i++)
-			unpin_user_pages_dirty_lock(&batch[i], 1, dirty[i]);
+		reap_some(a, found);
 	}
 }
 
@@ -358,6 +371,12 @@ static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long
 		unsigned long seq;
 
 		spin_lock(&a->lock);
+		if (!b->users && !bitmap_empty(b->dead, ATC_BLOCK_PAGES)) {
+			/* unpin what the notifier killed now, not when the work runs */
+			while (reap_some(a, b))
+				spin_lock(&a->lock);
+			spin_lock(&a->lock);
+		}
 		for (i = i0; i < i0 + n; i++) {
 			if (test_bit(i, b->dead))
 				break;
