@@ -98,6 +98,14 @@ if insmod /copier.ko poll_mode=ondemand; then
 	run dma-swdma /t/t_dma dma
 	rmmod copier
 fi
+# two service threads sharing the channels (two clients' packs at once)
+if insmod /copier.ko nr_threads=2 poll_mode=ondemand dma_chans=2; then
+	/t/t_dma dma > /tmp/dma2a.log 2>&1 &
+	a=$!
+	if /t/t_diff 4 && wait $a; then result dma-2threads pass; else result dma-2threads fail; fi
+	cat /tmp/dma2a.log
+	rmmod copier
+fi
 echo 3 > /sys/module/copier_swdma/parameters/fail_every
 if insmod /copier.ko poll_mode=ondemand dma_min_bytes=4096; then
 	run dma-failing /t/t_dma dma

@@ -20,8 +20,8 @@
  *
  * Unpinning never happens in the notifier (it may run with the page locked
  * by migration, and unpin_user_pages_dirty_lock locks pages): dead pages
- * are unpinned by a work item, once no copy uses their block (@users, one
- * per copy_pin until its release). A copy racing with munmap of its own
+ * are unpinned by a work item, or by the next miss in their block, once no
+ * copy uses the block (@users, one per copier_atc_pin until its release). A copy racing with munmap of its own
  * buffer writes into the old page, as a DMA engine would: the program's
  * race, not the service's.
  *

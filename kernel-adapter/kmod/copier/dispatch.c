@@ -411,8 +411,11 @@ void copier_dispatch_add(struct copier_dispatch *d, const struct copier_span *s)
 		soff &= ~PAGE_MASK;
 	}
 	span->open = false;
-	if (!span->pending)	/* every piece ran in flushes above */
+	if (!span->pending) {
+		/* every piece ran in flushes above: the plan is empty, no index moves */
+		WARN_ON_ONCE(d->ndma || d->ncpu);
 		report(d);
+	}
 }
 
 void copier_dispatch_end(struct copier_dispatch *d)
