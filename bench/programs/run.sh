@@ -17,8 +17,9 @@
 # bench/results/programs-<UTC date>.txt). A ratio above 1 means copiergen is
 # faster: plain/copiergen for times, copiergen/plain for rates. A build that
 # fails becomes a row saying so. Not part of scripts/test.sh: 5 to 15
-# minutes at 5 pairs on 2 cores once the builds exist, depending on load
-# (the first run also builds 30 trees, up to 40 minutes more).
+# minutes at 5 pairs on 2 cores once the builds exist, depending on load,
+# plus about 8 for the paper's four (the first run also builds 32 trees,
+# up to 40 minutes more).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/build.sh"
