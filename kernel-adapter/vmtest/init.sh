@@ -114,6 +114,20 @@ if insmod /copier.ko poll_mode=ondemand dma_min_bytes=4096; then
 	rmmod copier
 fi
 echo 0 > /sys/module/copier_swdma/parameters/fail_every
+# a lost completion: the pack gives up after dma_timeout_ms, terminates the
+# channel and the CPU copies what was not completed
+echo 50 > /sys/module/copier_swdma/parameters/stall_every
+if insmod /copier.ko poll_mode=ondemand dma_timeout_ms=100; then
+	run dma-stalling /t/t_diff 2
+	redone=$(cat /sys/module/copier/parameters/dma_redone)
+	if [ "$redone" -gt 0 ] && dmesg | grep -q 'no DMA completion'; then
+		result dma-stall-redone pass
+	else
+		result dma-stall-redone "fail($redone)"
+	fi
+	rmmod copier
+fi
+echo 0 > /sys/module/copier_swdma/parameters/stall_every
 if insmod /copier.ko poll_mode=ondemand dma=0; then
 	run diff-dma-off /t/t_diff 6
 	run dma-off /t/t_dma nodma

@@ -96,7 +96,7 @@ tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
 expected="mounts insmod diff-ondemand diff-napi fair cglimit fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
-	swdma diff-swdma dma-swdma dma-2threads dma-failing dma-redone diff-dma-off dma-off dma-pins-released swdma-unload"
+	swdma diff-swdma dma-swdma dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
 for t in $expected; do
 	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi
 done

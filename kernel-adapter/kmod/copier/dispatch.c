@@ -49,8 +49,6 @@
 #define DSP_DMA 64
 #define DSP_CPU 128
 #define DSP_CPU_RUNS 512
-/* Only so that a stuck engine cannot hang a service thread forever. */
-#define DSP_HANG_BOUND (10 * HZ)
 
 enum dsp_state { DSP_PENDING, DSP_OK, DSP_FAILED };
 
@@ -272,9 +270,10 @@ static void flush(struct copier_dispatch *d)
 	}
 
 	if (!atomic_dec_and_test(&d->left) &&
-	    !wait_for_completion_timeout(&d->done, DSP_HANG_BOUND)) {
-		pr_warn_ratelimited("copier: %s: no DMA completion in %u s, terminating; the CPU copies\n",
-				    dma_chan_name(d->chan), DSP_HANG_BOUND / HZ);
+	    !wait_for_completion_timeout(&d->done,
+					 msecs_to_jiffies(max(READ_ONCE(copier_dma_timeout_ms), 1U)))) {
+		pr_warn_ratelimited("copier: %s: no DMA completion in %u ms, terminating; the CPU copies\n",
+				    dma_chan_name(d->chan), copier_dma_timeout_ms);
 		/* no callback runs after this: PENDING pieces are redone below */
 		dmaengine_terminate_sync(d->chan);
 	}

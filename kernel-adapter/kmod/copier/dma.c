@@ -31,6 +31,10 @@ unsigned int copier_dma_min_bytes = 16384;
 module_param_named(dma_min_bytes, copier_dma_min_bytes, uint, 0644);
 MODULE_PARM_DESC(dma_min_bytes, "shortest physically contiguous piece sent to DMA, bytes (default 16384)");
 
+unsigned int copier_dma_timeout_ms = 10000;
+module_param_named(dma_timeout_ms, copier_dma_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(dma_timeout_ms, "a pack's DMA pieces not completed after this long are terminated and copied by the CPU (default 10000)");
+
 atomic_long_t copier_dma_redone = ATOMIC_LONG_INIT(0);
 
 static int redone_get(char *buf, const struct kernel_param *kp)

@@ -15,6 +15,9 @@ struct dma_chan;
 /* Pieces shorter than this many bytes go to the CPU (module parameter). */
 extern unsigned int copier_dma_min_bytes;
 
+/* Bound on a pack's wait for its DMA completions, ms (module parameter). */
+extern unsigned int copier_dma_timeout_ms;
+
 /* DMA pieces the CPU copied after the engine failed them (module parameter). */
 extern atomic_long_t copier_dma_redone;
 

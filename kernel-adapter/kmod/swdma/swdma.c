@@ -20,6 +20,8 @@
  * IOMMU translating for the device: probe refuses a device that an IOMMU
  * maps. An address that is not RAM fails the descriptor with
  * DMA_TRANS_READ_FAILED / DMA_TRANS_WRITE_FAILED instead of being touched.
+ * For tests, fail_every fails every Nth descriptor and stall_every never
+ * completes every Nth one (until terminate_all), as broken hardware would.
  *
  * Descriptors come from a fixed pool per channel (module parameter
  * descs); prep returns NULL when the pool is empty, as hardware rings do.
@@ -57,6 +59,10 @@ static unsigned int fail_every;
 module_param(fail_every, uint, 0644);
 MODULE_PARM_DESC(fail_every, "test only: fail every Nth descriptor with DMA_TRANS_WRITE_FAILED (0: never)");
 
+static unsigned int stall_every;
+module_param(stall_every, uint, 0644);
+MODULE_PARM_DESC(stall_every, "test only: never complete every Nth descriptor (until terminate_all; 0: never)");
+
 /**
  * struct swdma_desc - one memcpy descriptor
  * @txd: the dmaengine descriptor (cookie, callbacks, flags)
@@ -80,12 +86,14 @@ struct swdma_desc {
  * @free: descriptors ready for prep
  * @submitted: descriptors after tx_submit, before issue_pending
  * @issued: the hardware queue, in cookie order
+ * @stalled: descriptors stall_every held back, freed by terminate_all
  * @running: the descriptor the kthread copies now, NULL when none
  * @pool: all descriptors, allocated in alloc_chan_resources
  * @thread: the "hardware"
  * @wq: wakes @thread on issue_pending
  * @idle_wq: waits for @running == NULL (device_synchronize)
  * @count: descriptors executed, for fail_every
+ * @taken: descriptors taken from @issued, for stall_every
  */
 struct swdma_chan {
 	struct dma_chan chan;
@@ -93,12 +101,14 @@ struct swdma_chan {
 	struct list_head free;
 	struct list_head submitted;
 	struct list_head issued;
+	struct list_head stalled;
 	struct swdma_desc *running;
 	struct swdma_desc *pool;
 	struct task_struct *thread;
 	wait_queue_head_t wq;
 	wait_queue_head_t idle_wq;
 	unsigned long count;
+	unsigned long taken;
 };
 
 /**
@@ -272,6 +282,7 @@ static int swdma_thread(void *arg)
 		dma_async_tx_callback_result cb_result;
 		dma_async_tx_callback cb;
 		struct swdma_desc *d;
+		unsigned int stall;
 		void *cb_param;
 
 		wait_event_interruptible(sc->wq, !list_empty_careful(&sc->issued) ||
@@ -283,6 +294,13 @@ static int swdma_thread(void *arg)
 		}
 		d = list_first_entry(&sc->issued, struct swdma_desc, node);
 		list_del(&d->node);
+		stall = READ_ONCE(stall_every);
+		if (stall && ++sc->taken % stall == 0) {
+			/* a lost completion, for the client's hang recovery */
+			list_add_tail(&d->node, &sc->stalled);
+			spin_unlock_irq(&sc->lock);
+			continue;
+		}
 		sc->running = d;
 		spin_unlock_irq(&sc->lock);
 
@@ -327,6 +345,7 @@ static int swdma_terminate_all(struct dma_chan *chan)
 	spin_lock_irqsave(&sc->lock, flags);
 	list_splice_tail_init(&sc->submitted, &sc->free);
 	list_splice_tail_init(&sc->issued, &sc->free);
+	list_splice_tail_init(&sc->stalled, &sc->free);
 	spin_unlock_irqrestore(&sc->lock, flags);
 	return 0;
 }
@@ -353,6 +372,7 @@ static int swdma_alloc_chan_resources(struct dma_chan *chan)
 	INIT_LIST_HEAD(&sc->free);
 	INIT_LIST_HEAD(&sc->submitted);
 	INIT_LIST_HEAD(&sc->issued);
+	INIT_LIST_HEAD(&sc->stalled);
 	for (i = 0; i < descs; i++)
 		list_add_tail(&pool[i].node, &sc->free);
 	swdma_cookie_init(chan);
@@ -433,6 +453,7 @@ static int swdma_probe(struct platform_device *pdev)
 		INIT_LIST_HEAD(&sc->free);
 		INIT_LIST_HEAD(&sc->submitted);
 		INIT_LIST_HEAD(&sc->issued);
+		INIT_LIST_HEAD(&sc->stalled);
 		init_waitqueue_head(&sc->wq);
 		init_waitqueue_head(&sc->idle_wq);
 		sc->chan.device = dma;
