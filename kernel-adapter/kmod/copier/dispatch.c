@@ -17,7 +17,7 @@
  *   3. reap: wait once for the DMA callbacks;
  *   4. report each span whose pieces all finished.
  * A DMA piece that fails (mapping, no descriptor, an error result, or no
- * completion within the hang bound, after which the channel is terminated)
+ * completion within dma_timeout_ms, after which the channel is terminated)
  * is copied by the CPU instead: its pages are still pinned, so a DMA
  * failure never becomes a task fault.
  *
