@@ -480,7 +480,7 @@ fn cost_skip(fa: &FunctionAnalyses<'_>, cfg: &Config, copies: &[PendingCopy], pl
         return None;
     }
     let g = placement::guards_every_iteration(fa, copies, plan, c)?;
-    Some(SkipReason::LoopGuards { guards: g.guards, first: remarks::describe_point(&plan.points[g.point]) })
+    Some(SkipReason::LoopGuards { guards: g.guards, first: remarks::describe_point(&plan.points[g.point]), whole: g.whole })
 }
 
 /// Fallback for a guarded function the analysis cannot plan: wait for
