@@ -31,7 +31,7 @@
 
 pub mod arch;
 
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 
 /// Copies at least this long use non-temporal stores (bytes). Default
 /// 3/4 of a 32 MiB shared L3 split over 2 cores, like glibc's
@@ -48,13 +48,101 @@ type CopyFn = unsafe fn(*mut u8, *const u8, usize);
 
 static COPY_FN: AtomicPtr<()> = AtomicPtr::new(detect as *mut ());
 
-/// Name of the engine [`copy`] dispatches to (`"avx2"`, `"erms"`, `"portable"`).
+/// A CPU engine (DESIGN.md "engine"), best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// 64-byte vectors (AVX-512F; x86-64).
+    Avx512,
+    /// 32-byte vectors (AVX2; x86-64).
+    Avx2,
+    /// `rep movsb` (ERMS/FSRM; x86-64).
+    Erms,
+    /// Word-at-a-time loops (every architecture).
+    Portable,
+}
+
+impl Engine {
+    /// Every engine, best first (the order [`current`] picks in).
+    pub const ALL: [Engine; 4] = [Engine::Avx512, Engine::Avx2, Engine::Erms, Engine::Portable];
+
+    /// Name as `COPIER_OPTIONS=engine=` spells it (`avx512`, `avx2`, `erms`,
+    /// `portable`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Avx512 => "avx512",
+            Engine::Avx2 => "avx2",
+            Engine::Erms => "erms",
+            Engine::Portable => "portable",
+        }
+    }
+
+    /// The engine named `s` (see [`Engine::name`]).
+    pub fn from_name(s: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.name() == s)
+    }
+
+    /// True when this CPU and OS run the engine (CPUID, and XCR0 through
+    /// `xgetbv` for the vector state, as std's feature detection reads them).
+    pub fn is_available(self) -> bool {
+        arch::is_available(self)
+    }
+}
+
+/// `0`: not chosen yet; else `1 +` the index of the engine in
+/// [`Engine::ALL`].
+static CHOICE: AtomicU8 = AtomicU8::new(0);
+
+/// The engine copies run on: the one [`force`]d, else the best available.
+#[inline]
+pub fn current() -> Engine {
+    match CHOICE.load(Ordering::Relaxed) {
+        0 => {
+            let e = Engine::ALL.into_iter().find(|e| e.is_available()).unwrap_or(Engine::Portable);
+            CHOICE.store(1 + e as u8, Ordering::Relaxed);
+            e
+        }
+        i => Engine::ALL[usize::from(i - 1)],
+    }
+}
+
+/// [`force`] was given an engine this CPU or OS does not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unavailable(pub Engine);
+
+impl core::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let avail: Vec<&str> = Engine::ALL.into_iter().filter(|e| e.is_available()).map(Engine::name).collect();
+        write!(f, "engine '{}' is not available on this CPU (available: {})", self.0.name(), avail.join(", "))
+    }
+}
+
+/// Run every copy (synchronous and recoverable) on engine `e`, or on the
+/// best available one with `None`. Meant for start-up (`COPIER_OPTIONS`),
+/// tests and benchmarks: a copy running meanwhile finishes on the engine it
+/// started with.
+///
+/// # Errors
+/// [`Unavailable`] when this CPU or OS does not run `e`; nothing changes.
+pub fn force(e: Option<Engine>) -> Result<(), Unavailable> {
+    if let Some(e) = e {
+        if !e.is_available() {
+            return Err(Unavailable(e));
+        }
+    }
+    CHOICE.store(e.map_or(0, |e| 1 + e as u8), Ordering::Relaxed);
+    let e = current();
+    COPY_FN.store(arch::copy_fn(e) as *mut (), Ordering::Relaxed);
+    Ok(())
+}
+
+/// Name of the engine copies run on (`"avx512"`, `"avx2"`, `"erms"`,
+/// `"portable"`).
 pub fn engine_name() -> &'static str {
-    arch::best().0
+    current().name()
 }
 
 unsafe fn detect(dst: *mut u8, src: *const u8, n: usize) {
-    let f = arch::best().1;
+    let f = arch::copy_fn(current());
     COPY_FN.store(f as *mut (), Ordering::Relaxed);
     // SAFETY: forwarded caller contract (see `copy`).
     unsafe { f(dst, src, n) }
@@ -67,7 +155,8 @@ unsafe fn detect(dst: *mut u8, src: *const u8, n: usize) {
 #[inline]
 pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
     let p = COPY_FN.load(Ordering::Relaxed);
-    // SAFETY: COPY_FN only ever holds `detect` or a `CopyFn` from `arch::best`.
+    // SAFETY: COPY_FN only ever holds `detect` or a `CopyFn` of an available
+    // engine (`arch::copy_fn(current())`).
     let f: CopyFn = unsafe { core::mem::transmute::<*mut (), CopyFn>(p) };
     // SAFETY: forwarded caller contract.
     unsafe { f(dst, src, n) }
@@ -95,22 +184,44 @@ pub unsafe fn move_bytes(dst: *mut u8, src: *const u8, n: usize) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fault;
 
+/// The copy faulted (SIGSEGV/SIGBUS) after its first `done` bytes were
+/// copied; the faulting access lies in `[done, n)`, within one loop block
+/// (at most 256 bytes for the vector routines, the faulting byte for `rep
+/// movsb`) past `done`. The caller's segment holding byte `done` is the
+/// first one to re-execute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultAt {
+    /// Bytes of the destination already holding the source's (a prefix).
+    pub done: usize,
+}
+
 /// Copy `n` bytes (non-overlapping) such that a SIGSEGV/SIGBUS on a bad
 /// address returns `Err(Fault)` instead of killing the process. Used by the
 /// executors (service thread and helping `csync` callers); the waiter then
 /// re-executes the copy with [`copy`] so the program faults on its own thread,
-/// as the synchronous `memcpy` would.
+/// as the synchronous `memcpy` would. Which routine runs: see the module
+/// docs; [`copy_recoverable_at`] also reports how far the copy got.
 ///
 /// Recovery follows the Linux kernel's exception tables for
 /// `copy_from_user` (`Documentation/arch/x86/exception-tables.rst`): the
 /// routines live between two labels, and the fault handler
 /// ([`crate::fault`]) moves the faulting instruction pointer to a fixup that
-/// returns 1. Without the handler installed a fault kills the process.
+/// returns the fault. Without the handler installed a fault kills the process.
 ///
 /// # Safety
 /// Ranges must not overlap; the bytes may be written part way on `Err`.
 #[inline]
 pub unsafe fn copy_recoverable(dst: *mut u8, src: *const u8, n: usize) -> Result<(), Fault> {
     // SAFETY: forwarded caller contract.
-    unsafe { arch::copy_recoverable(dst, src, n) }
+    unsafe { copy_recoverable_at(dst, src, n) }.map_err(|_| Fault)
+}
+
+/// [`copy_recoverable`], reporting the completed prefix of a faulted copy.
+///
+/// # Safety
+/// As [`copy_recoverable`].
+#[inline]
+pub unsafe fn copy_recoverable_at(dst: *mut u8, src: *const u8, n: usize) -> Result<(), FaultAt> {
+    // SAFETY: forwarded caller contract; `current()` is available.
+    unsafe { arch::copy_recoverable(current(), dst, src, n) }
 }
