@@ -135,6 +135,29 @@ pub fn force(e: Option<Engine>) -> Result<(), Unavailable> {
     Ok(())
 }
 
+/// `COPIER_OPTIONS=engine=NAME` as the option table stores it: `auto` is
+/// 0, an engine `1 +` its index in [`Engine::ALL`]; `None` for any other
+/// name.
+pub fn option_value(name: &str) -> Option<usize> {
+    match name.trim() {
+        "auto" => Some(0),
+        n => Engine::from_name(n).map(|e| 1 + e as usize),
+    }
+}
+
+/// The option values this CPU accepts: `auto`, or an available engine.
+pub fn option_ok(v: usize) -> bool {
+    v == 0 || Engine::ALL.get(v - 1).is_some_and(|e| e.is_available())
+}
+
+/// Apply a stored `engine` option value ([`option_value`]) with [`force`].
+///
+/// # Errors
+/// As [`force`]; a value no name maps to reads as `auto`.
+pub fn set_option(v: usize) -> Result<(), Unavailable> {
+    force(v.checked_sub(1).and_then(|i| Engine::ALL.get(i).copied()))
+}
+
 /// Name of the engine copies run on (`"avx512"`, `"avx2"`, `"erms"`,
 /// `"portable"`).
 pub fn engine_name() -> &'static str {
