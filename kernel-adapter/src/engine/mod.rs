@@ -1,29 +1,66 @@
 //! Copy engines (DESIGN.md "engine"): things that move bytes. Layout after
-//! memchr's `arch/`: `arch/all` is the portable fallback, `arch/x86_64` holds
-//! the ERMS/FSRM `rep movsb` engine, the AVX2 engine (unaligned vector copies,
-//! non-temporal stores above [`nt_threshold`]) and the fault-recoverable
-//! routines the executors use.
+//! memchr's `arch/`: `arch/all` is the portable fallback; `arch/x86_64` holds
+//! the ERMS/FSRM `rep movsb` engine, the AVX2 engine, the AVX-512 engine, the
+//! fault-recoverable routines the executors use (`recover`) and the size
+//! thresholds between them (`dispatch`).
 //!
-//! Dispatch happens once: [`copy`] goes through an atomic function pointer
-//! that starts at a detector, which picks AVX2, then ERMS, then the fallback,
-//! stores the choice and calls it (memchr `src/arch/x86_64/memchr.rs`).
+//! One [`Engine`] is chosen per process: the best one the CPU and OS run
+//! (AVX-512F, then AVX2, then ERMS, then portable; CPUID plus XCR0 through
+//! `xgetbv`), or the one `COPIER_OPTIONS=engine=NAME` forces ([`force`]).
+//! Synchronous copies dispatch once: [`copy`] goes through an atomic
+//! function pointer that starts at a detector, which stores the chosen
+//! engine's copy and calls it (memchr `src/arch/x86_64/memchr.rs`).
+//! Recoverable copies pick their routine per call from the same choice.
 //!
 //! Which engine runs where:
-//! * inline copies (below the threshold, nothing pending) and the
-//!   synchronous fallbacks: [`copy`] / [`move_bytes`], the dispatched
-//!   engine (AVX2 size classes up to 2 KiB, `rep movsb` to
-//!   [`nt_threshold`], non-temporal AVX2 stores above);
-//! * asynchronous copies, on the service thread and on helping `csync`
-//!   callers: [`copy_recoverable`], `rep movsb` below [`nt_threshold`] and
-//!   non-temporal AVX2 stores above, because a fault there must be
-//!   recoverable; a waiter whose copy faulted re-executes it with [`copy`].
+//! * caller-inline short copies (below the threshold, nothing pending): up
+//!   to 256 bytes the inline fast path's own size classes
+//!   (`arch::x86_64::copy_le256`, `zmm` on AVX-512F CPUs whatever the
+//!   option; see `gate`), longer ones [`copy`] / [`move_bytes`];
+//! * synchronous fallbacks (full queue, no service) and the fault
+//!   re-execution, where a waiter whose copy faulted copies it again on its
+//!   own thread so the program gets the SIGSEGV `memcpy` would raise:
+//!   [`copy`], the chosen engine's synchronous routine, outside the
+//!   recoverable range;
+//! * asynchronous copies, on the service thread and on `csync` callers that
+//!   help (their own range, segments ahead of it, their newest copies):
+//!   [`copy_recoverable_in`], the chosen engine's recoverable routine for
+//!   the claim at hand.
 //!
-//! Asynchronous copies are at least the threshold (16 KiB) long, and for
-//! those lengths the dispatched engine and glibc's `memcpy` also run
-//! `rep movsb` (glibc 2.36 on an FSRM CPU: `x86_rep_movsb_threshold` 2112
-//! bytes, `x86_non_temporal_threshold` 3/4 of the per-thread L3 share), so
-//! the recoverable routine costs the bytes what `memcpy` costs them; a
-//! vector loop in the recoverable range would win nothing there.
+//! Per engine and length (`n` the call's bytes, non-temporal by the whole
+//! copy's length against [`nt_threshold`]):
+//!
+//! | engine | synchronous ([`copy`]) | recoverable ([`copy_recoverable_in`]) |
+//! | --- | --- | --- |
+//! | avx512 | <= 256: `copy_le256` (zmm); <= 8 KiB: 4 x zmm loop; then `rep movsb`; NT: zmm streaming loop | < 256: `rep movsb`; <= 8 KiB: zmm loop; then `rep movsb`; NT: zmm streaming loop |
+//! | avx2 | <= 2 KiB: ymm size classes and loop; then `rep movsb`; NT: ymm streaming | < 256: `rep movsb`; <= 2 KiB: ymm loop; then `rep movsb`; NT: ymm streaming loop |
+//! | erms | <= 32: scalar/xmm; then `rep movsb` | `rep movsb` |
+//! | portable | word loop | `rep movsb` (x86-64; no recovery elsewhere) |
+//!
+//! # Thresholds
+//! Measured with `copier-bench engines` (interleaved rounds, medians and
+//! quartiles, under the machine's exclusive lock; the table is in
+//! `bench/results/`) on a 2-core AVX-512 Xeon VM (FSRM, 2 MiB L2 per core):
+//! * in cache, the zmm loop beats `rep movsb` up to 8 KiB (4 KiB: 24 ns
+//!   against 30 ns and glibc's 31 ns) and ties at 16 KiB; from 256 KiB it
+//!   loses (1 MiB: 80 us against 49 us), so it stops at 8 KiB. The ymm loop
+//!   beats `rep movsb` below 2 KiB only (glibc's 2 KiB threshold too);
+//! * non-temporal stores win whenever the destination is not in cache
+//!   (4 KiB copies from DRAM: 730 ns against 900 ns; 64 KiB: 7.4 us against
+//!   12.1 us) and lose in cache (64 KiB: 3.5 us against 1.6 us); a copy of 8
+//!   MiB or more no longer stays in cache (warm 8 MiB: 0.60 ms against 0.67
+//!   ms; 12 MiB: 0.96 against 2.2 ms), so [`nt_threshold`] stays at 12 MiB
+//!   and is compared with the whole copy's length: the executors copy a
+//!   large task in claims of at most 64 segments, which a per-call rule
+//!   would never let stream (a 64 MiB copy in 64 KiB calls: 7.9 ms
+//!   streaming, 12.8 ms with `rep movsb`).
+//!
+//! # Faults
+//! The recoverable routines keep `dst` in a register and every byte below
+//! the store cursor written, so a fault returns the completed prefix
+//! ([`FaultAt`]); the faulting access lies within one loop block (four
+//! vectors) after it. The executor then gives the claim back marked
+//! faulted, and the waiter re-executes it with [`copy`].
 //!
 //! No engine calls `memcpy`/`memmove`: the runtime must not recurse when a
 //! program interposes `memcpy` with `amemcpy`, and the executors' copies must
@@ -33,9 +70,9 @@ pub mod arch;
 
 use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 
-/// Copies at least this long use non-temporal stores (bytes). Default
-/// 3/4 of a 32 MiB shared L3 split over 2 cores, like glibc's
-/// `x86_non_temporal_threshold`; tunable with `COPIER_OPTIONS=nt_threshold=N`.
+/// Copies at least this long use non-temporal stores (bytes; for an
+/// asynchronous copy, the whole copy's length). Default 12 MiB, measured
+/// (see "Thresholds"); tunable with `COPIER_OPTIONS=nt_threshold=N`.
 pub static NT_THRESHOLD: AtomicUsize = AtomicUsize::new(12 << 20);
 
 /// Current non-temporal threshold in bytes.
@@ -245,6 +282,20 @@ pub unsafe fn copy_recoverable(dst: *mut u8, src: *const u8, n: usize) -> Result
 /// As [`copy_recoverable`].
 #[inline]
 pub unsafe fn copy_recoverable_at(dst: *mut u8, src: *const u8, n: usize) -> Result<(), FaultAt> {
+    // SAFETY: forwarded caller contract.
+    unsafe { copy_recoverable_in(dst, src, n, n) }
+}
+
+/// [`copy_recoverable_at`] of `n` bytes that are part of a copy (a task) of
+/// `total` bytes: non-temporal stores are chosen by `total` (the executors
+/// copy a large task in claims of a few segments, and whether its
+/// destination stays in cache depends on the task, not on one claim), the
+/// loop by `n`.
+///
+/// # Safety
+/// As [`copy_recoverable`].
+#[inline]
+pub unsafe fn copy_recoverable_in(dst: *mut u8, src: *const u8, n: usize, total: usize) -> Result<(), FaultAt> {
     // SAFETY: forwarded caller contract; `current()` is available.
-    unsafe { arch::copy_recoverable(current(), dst, src, n) }
+    unsafe { arch::copy_recoverable(current(), dst, src, n, total.max(n)) }
 }

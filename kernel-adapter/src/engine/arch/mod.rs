@@ -48,22 +48,22 @@ pub(crate) unsafe fn move_overlapping(dst: *mut u8, src: *const u8, n: usize) {
     }
 }
 
-/// Fault-recoverable copy of engine `e`; see `engine::copy_recoverable_at`.
+/// Fault-recoverable copy of engine `e`; see `engine::copy_recoverable_in`.
 ///
 /// # Safety
 /// Non-overlapping ranges; `e` available.
 #[inline]
-pub(crate) unsafe fn copy_recoverable(e: Engine, dst: *mut u8, src: *const u8, n: usize) -> Result<(), FaultAt> {
+pub(crate) unsafe fn copy_recoverable(e: Engine, dst: *mut u8, src: *const u8, n: usize, total: usize) -> Result<(), FaultAt> {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: forwarded.
     unsafe {
-        x86_64::copy_recoverable(e, dst, src, n)
+        x86_64::copy_recoverable(e, dst, src, n, total)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         // No recovery on this architecture: a fault kills the process from the
         // executor thread. Documented limitation.
-        let _ = e;
+        let _ = (e, total);
         // SAFETY: forwarded.
         unsafe { all::copy(dst, src, n) };
         Ok(())
