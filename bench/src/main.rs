@@ -330,22 +330,27 @@ fn threshold(quick: bool) {
     }
 }
 
+/// A routine `engines` times: `(dst, src, n)`.
+type EngineCopy = Box<dyn Fn(*mut u8, *const u8, usize)>;
+
 /// The engine routines `engines` compares: (name, copy). The `rc-*` ones
 /// are the recoverable routines asynchronous copies run, the others the
 /// synchronous engines.
-fn engine_routines() -> Vec<(String, Box<dyn Fn(*mut u8, *const u8, usize)>)> {
+fn engine_routines() -> Vec<(String, EngineCopy)> {
     use copier_adapter::engine::arch::x86_64 as x;
-    let mut v: Vec<(String, Box<dyn Fn(*mut u8, *const u8, usize)>)> = Vec::new();
-    // SAFETY (every closure): the callers pass valid disjoint n-byte ranges;
-    // each routine is only listed when the CPU runs it.
+    let mut v: Vec<(String, EngineCopy)> = Vec::new();
+    // SAFETY: the callers pass valid disjoint n-byte ranges.
     v.push(("glibc".into(), Box::new(|d, s, n| unsafe { memcpy(d, s, n) })));
     for r in x::recover::Routine::ALL.into_iter().filter(|r| r.is_available()) {
+        // SAFETY: as above; the routine is available.
         v.push((format!("rc-{}", r.name()), Box::new(move |d, s, n| unsafe { x::recover::run(r, d, s, n).expect("no fault") })));
     }
     if x::avx512::is_available() {
+        // SAFETY: as above; AVX-512F checked.
         v.push(("avx512".into(), Box::new(|d, s, n| unsafe { x::avx512::copy(d, s, n) })));
     }
     if x::avx2::is_available() {
+        // SAFETY: as above; AVX2 checked.
         v.push(("avx2".into(), Box::new(|d, s, n| unsafe { x::avx2::copy(d, s, n) })));
     }
     v

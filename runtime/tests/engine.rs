@@ -35,15 +35,17 @@ proptest! {
 
     #[test]
     fn synchronous_engines_agree_with_memcpy(n in len(), da in 0usize..128, sa in 0usize..128) {
-        // SAFETY (closures): check() passes valid disjoint n-byte ranges;
-        // each engine runs only where available.
         if avx512::is_available() {
+            // SAFETY: check() passes valid disjoint n-byte ranges; AVX-512F checked.
             check("avx512", n, da, sa, &|d, s, n| unsafe { avx512::copy(d, s, n) })?;
         }
         if avx2::is_available() {
+            // SAFETY: as above; AVX2 checked.
             check("avx2", n, da, sa, &|d, s, n| unsafe { avx2::copy(d, s, n) })?;
         }
+        // SAFETY: as above (rep movsb is baseline x86-64).
         check("erms", n, da, sa, &|d, s, n| unsafe { erms::copy(d, s, n) })?;
+        // SAFETY: as above.
         check("portable", n, da, sa, &|d, s, n| unsafe { engine::arch::all::copy(d, s, n) })?;
     }
 
