@@ -34,6 +34,13 @@ PACKAGES=(
   clang-format-22
   # instruction-count gate (scripts/tests.d/65-callgrind-gate.sh)
   valgrind
+  # kernel-adapter/vmtest/run.sh: copier.ko built against Debian's 6.1
+  # kernel and tested in a busybox VM under QEMU
+  busybox-static
+  cpio
+  linux-headers-amd64
+  linux-image-amd64
+  qemu-system-x86
   # build helpers
   binutils
   cmake

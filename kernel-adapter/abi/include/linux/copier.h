@@ -141,10 +141,24 @@ struct copier_stats {
 	__u64 reserved[3];
 };
 
+/*
+ * COPIER_IOC_WAIT: sleep until the task at ring position pos no longer
+ * needs the service: retired, complete, faulted (COPIER_D_FAULTED: the
+ * caller re-executes it) or lazy. For csync after a bounded spin on the
+ * descriptor. Returns 0, -ETIMEDOUT after timeout_ns (0: no timeout),
+ * -EINTR on a signal, -EINVAL when pos was not submitted.
+ */
+struct copier_wait {
+	__u64 pos;
+	__u64 timeout_ns;
+	__u64 reserved[2];    /* 0 */
+};
+
 #define COPIER_IOC_MAGIC 0xC0
 #define COPIER_IOC_SETUP _IOWR(COPIER_IOC_MAGIC, 1, struct copier_setup)
 #define COPIER_IOC_WAKE _IO(COPIER_IOC_MAGIC, 2)
 #define COPIER_IOC_LIMITS _IOW(COPIER_IOC_MAGIC, 3, struct copier_limits)
 #define COPIER_IOC_STATS _IOR(COPIER_IOC_MAGIC, 4, struct copier_stats)
+#define COPIER_IOC_WAIT _IOW(COPIER_IOC_MAGIC, 5, struct copier_wait)
 
 #endif /* _UAPI_LINUX_COPIER_H */
