@@ -337,10 +337,18 @@ type EngineCopy = Box<dyn Fn(*mut u8, *const u8, usize)>;
 /// are the recoverable routines asynchronous copies run, the others the
 /// synchronous engines.
 fn engine_routines() -> Vec<(String, EngineCopy)> {
-    use copier_adapter::engine::arch::x86_64 as x;
     let mut v: Vec<(String, EngineCopy)> = Vec::new();
     // SAFETY: the callers pass valid disjoint n-byte ranges.
     v.push(("glibc".into(), Box::new(|d, s, n| unsafe { memcpy(d, s, n) })));
+    #[cfg(target_arch = "x86_64")]
+    x86_64_routines(&mut v);
+    v
+}
+
+/// The x86-64 routines of [`engine_routines`].
+#[cfg(target_arch = "x86_64")]
+fn x86_64_routines(v: &mut Vec<(String, EngineCopy)>) {
+    use copier_adapter::engine::arch::x86_64 as x;
     for r in x::recover::Routine::ALL.into_iter().filter(|r| r.is_available()) {
         // SAFETY: as above; the routine is available.
         v.push((format!("rc-{}", r.name()), Box::new(move |d, s, n| unsafe { x::recover::run(r, d, s, n).expect("no fault") })));
@@ -353,7 +361,6 @@ fn engine_routines() -> Vec<(String, EngineCopy)> {
         // SAFETY: as above; AVX2 checked.
         v.push(("avx2".into(), Box::new(|d, s, n| unsafe { x::avx2::copy(d, s, n) })));
     }
-    v
 }
 
 fn engines(quick: bool, regimes: &[String], sizes: &[usize]) {
