@@ -62,7 +62,7 @@ options! {
     /// Most microseconds the idle service polls once submits came soon after it parked (the poll window doubles from poll_us after each park that a submit ended within this long, and halves after each park that timed out; KVM's adaptive halt-polling). 0: never more than poll_us.
     poll_max_us: 4000, count;
     /// Copies at least this long use non-temporal stores.
-    nt_threshold: 12 << 20, size;
+    nt_threshold: 8 << 20, size;
     /// CPU engine of every copy (auto: the best this CPU runs; avx512, avx2, erms, portable).
     engine: 0, engine;
     /// Segments an executor claims first (1..=64); later claims double up to claim_max.

@@ -48,9 +48,13 @@
 //! * non-temporal stores win whenever the destination is not in cache
 //!   (4 KiB copies from DRAM: 730 ns against 900 ns; 64 KiB: 7.4 us against
 //!   12.1 us) and lose in cache (64 KiB: 3.5 us against 1.6 us); a copy of 8
-//!   MiB or more no longer stays in cache (warm 8 MiB: 0.60 ms against 0.67
-//!   ms; 12 MiB: 0.96 against 2.2 ms), so [`nt_threshold`] stays at 12 MiB
-//!   and is compared with the whole copy's length: the executors copy a
+//!   MiB or more no longer stays in cache (warm 4 MiB: 354 us against 340
+//!   us; 8 MiB: 0.60 ms against 0.67 ms; 12 MiB: 0.96 against 2.2 ms), and
+//!   streaming an asynchronous 8 MiB copy does not slow the reader that
+//!   parses it after `csync` (copy-parse 8 MiB, ratio to memcpy, medians
+//!   of 3 runs, streaming against not: 1.107/1.086 fnv1a cold, 1.090/1.078
+//!   warm, 1.267/1.190 table cold, 1.178/1.134 warm), so [`nt_threshold`]
+//!   is 8 MiB, compared with the whole copy's length: the executors copy a
 //!   large task in claims of at most 64 segments, which a per-call rule
 //!   would never let stream (a 64 MiB copy in 64 KiB calls: 7.9 ms
 //!   streaming, 12.8 ms with `rep movsb`).
@@ -71,9 +75,9 @@ pub mod arch;
 use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 
 /// Copies at least this long use non-temporal stores (bytes; for an
-/// asynchronous copy, the whole copy's length). Default 12 MiB, measured
+/// asynchronous copy, the whole copy's length). Default 8 MiB, measured
 /// (see "Thresholds"); tunable with `COPIER_OPTIONS=nt_threshold=N`.
-pub static NT_THRESHOLD: AtomicUsize = AtomicUsize::new(12 << 20);
+pub static NT_THRESHOLD: AtomicUsize = AtomicUsize::new(8 << 20);
 
 /// Current non-temporal threshold in bytes.
 #[inline]
