@@ -3,13 +3,17 @@
 //! machine hits both sides alike.
 //!
 //! ```text
-//! copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh] [--size KiB]
+//! copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold|engines] [--quick] [--regime warm|cold|fresh] [--size KiB]
 //! ```
 //! Regimes (copy-parse): `warm` reuses one source and one destination (all
 //! in cache: the worst case for an asynchronous copy), `cold` rotates the
 //! source through 96 MiB (it comes from DRAM, as received data does),
 //! `fresh` copies into a newly mapped destination every round (first-touch
 //! page faults, as a per-message allocation does).
+//!
+//! `engines` (not part of `all`) times each copy engine's routines against
+//! each other and glibc `memcpy`, per size: the measurement the engine's
+//! dispatch thresholds come from.
 
 use copier_bench::*;
 use std::hint::black_box;
@@ -326,6 +330,106 @@ fn threshold(quick: bool) {
     }
 }
 
+/// A routine `engines` times: `(dst, src, n)`.
+type EngineCopy = Box<dyn Fn(*mut u8, *const u8, usize)>;
+
+/// The engine routines `engines` compares: (name, copy). The `rc-*` ones
+/// are the recoverable routines asynchronous copies run, the others the
+/// synchronous engines.
+fn engine_routines() -> Vec<(String, EngineCopy)> {
+    let mut v: Vec<(String, EngineCopy)> = Vec::new();
+    // SAFETY: the callers pass valid disjoint n-byte ranges.
+    v.push(("glibc".into(), Box::new(|d, s, n| unsafe { memcpy(d, s, n) })));
+    #[cfg(target_arch = "x86_64")]
+    x86_64_routines(&mut v);
+    v
+}
+
+/// The x86-64 routines of [`engine_routines`].
+#[cfg(target_arch = "x86_64")]
+fn x86_64_routines(v: &mut Vec<(String, EngineCopy)>) {
+    use copier_adapter::engine::arch::x86_64 as x;
+    for r in x::recover::Routine::ALL.into_iter().filter(|r| r.is_available()) {
+        // SAFETY: as above; the routine is available.
+        v.push((format!("rc-{}", r.name()), Box::new(move |d, s, n| unsafe { x::recover::run(r, d, s, n).expect("no fault") })));
+    }
+    if x::avx512::is_available() {
+        // SAFETY: as above; AVX-512F checked.
+        v.push(("avx512".into(), Box::new(|d, s, n| unsafe { x::avx512::copy(d, s, n) })));
+    }
+    if x::avx2::is_available() {
+        // SAFETY: as above; AVX2 checked.
+        v.push(("avx2".into(), Box::new(|d, s, n| unsafe { x::avx2::copy(d, s, n) })));
+    }
+}
+
+fn engines(quick: bool, regimes: &[String], sizes: &[usize]) {
+    println!("# engines: ns per copy of each routine (rc-* = recoverable, asynchronous copies; avx512/avx2 = synchronous engines; glibc = memcpy), rounds interleaved (the order rotates every round), median [p25-p75]; warm = same buffers, cold = source and destination rotate through 1 GiB; pieces = a 64 MiB copy made of calls of the given size (as an executor copies a large task; ns per 64 MiB)");
+    let sizes: Vec<usize> = if sizes.is_empty() {
+        vec![512, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+    } else {
+        sizes.to_vec()
+    };
+    let rs = engine_routines();
+    let pool = 1usize << 30;
+    let (src, dst) = (Buf::new(pool, 1), Buf::new(pool, 0));
+    for regime in regimes.iter().map(String::as_str).chain(["pieces"]) {
+        if regime == "fresh" {
+            continue;
+        }
+        println!("{:<8} {:>8} {}", "regime", "size", rs.iter().map(|r| format!("{:>26}", r.0)).collect::<String>());
+        for &n in &sizes {
+            if regime == "pieces" && n > 1 << 20 {
+                continue;
+            }
+            // per sample: at least 8 MiB or one call
+            let total = if regime == "pieces" { 64 << 20 } else { n.max(8 << 20) };
+            let calls = total / n;
+            let rounds = if quick { 7 } else if total > 8 << 20 { 21 } else { 41 };
+            let mut t: Vec<Vec<f64>> = vec![Vec::new(); rs.len()];
+            let mut off = 0usize;
+            for round in 0..rounds {
+                for k in 0..rs.len() {
+                    let i = (k + round) % rs.len();
+                    let f = &rs[i].1;
+                    let ns = time(|| {
+                        for c in 0..calls {
+                            let o = match regime {
+                                "warm" => 0,
+                                "pieces" => c * n,
+                                _ => {
+                                    off = (off + n.div_ceil(4096) * 4096) % (pool - n - 4096);
+                                    off
+                                }
+                            };
+                            f(dst.ptr().wrapping_add(o), src.ptr().wrapping_add(o) as *const u8, n);
+                        }
+                    });
+                    t[i].push(ns / if regime == "pieces" { 1.0 } else { calls as f64 });
+                }
+            }
+            let cells: String = t
+                .iter_mut()
+                .map(|v| {
+                    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                    let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+                    format!("{:>26}", format!("{:.0} [{:.0}-{:.0}]", q(0.5), q(0.25), q(0.75)))
+                })
+                .collect();
+            println!("{regime:<8} {:>8} {cells}", kib_or_b(n));
+        }
+    }
+    black_box(dst.ptr());
+}
+
+fn kib_or_b(n: usize) -> String {
+    if n < 1 << 10 {
+        format!("{n}B")
+    } else {
+        kib(n)
+    }
+}
+
 fn main() {
     let args = match parse_args() {
         Ok(a) => a,
@@ -333,7 +437,7 @@ fn main() {
             if !e.is_empty() {
                 eprintln!("copier-bench: {e}");
             }
-            eprintln!("usage: copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold] [--quick] [--regime warm|cold|fresh] [--size KiB]");
+            eprintln!("usage: copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold|engines] [--quick] [--regime warm|cold|fresh] [--size KiB]");
             std::process::exit(2);
         }
     };
@@ -379,6 +483,11 @@ fn main() {
     }
     if all || w == "threshold" {
         threshold(args.quick);
+        ran = true;
+    }
+    if w == "engines" {
+        let regimes: Vec<String> = if args.regimes.len() == 3 { vec!["warm".into(), "cold".into()] } else { args.regimes.clone() };
+        engines(args.quick, &regimes, &args.sizes);
         ran = true;
     }
     if !ran {

@@ -62,7 +62,9 @@ options! {
     /// Most microseconds the idle service polls once submits came soon after it parked (the poll window doubles from poll_us after each park that a submit ended within this long, and halves after each park that timed out; KVM's adaptive halt-polling). 0: never more than poll_us.
     poll_max_us: 4000, count;
     /// Copies at least this long use non-temporal stores.
-    nt_threshold: 12 << 20, size;
+    nt_threshold: 8 << 20, size;
+    /// CPU engine of every copy (auto: the best this CPU runs; avx512, avx2, erms, portable).
+    engine: 0, engine;
     /// Segments an executor claims first (1..=64); later claims double up to claim_max.
     exec_batch: 4, count;
     /// Most segments an executor claims at once (1..=64): large claims amortize atomics, small ones leave more for helping threads. 64: with 16, a 4 MiB copy that the service and a csync caller share ran at 0.82-0.89x memcpy when the two threads sat on different L3 domains (every claim and completion bounced a line between them), 1.14-1.56x with 64.
@@ -118,6 +120,7 @@ fn accepted(name: &str, kind: &str) -> (&'static str, fn(usize) -> bool) {
         ("max_round_bytes", _) => ("a size of at least 1 byte (k, m, g suffixes)", |v| v >= 1),
         (_, "flag") => ("0 or 1 (also false/true, no/yes)", |_| true),
         (_, "path") => ("a file path", |_| true),
+        (_, "engine") => ("auto, avx512, avx2, erms or portable, one this CPU runs", crate::engine::option_ok),
         (_, "size") => ("a size in bytes (k, m, g suffixes)", |_| true),
         _ => ("a non-negative integer", |_| true),
     }
@@ -143,6 +146,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
             "1" | "true" | "yes" => 1,
             _ => return Err(bad()),
         },
+        "engine" => crate::engine::option_value(value).ok_or_else(bad)?,
         _ => parse_size(value).ok_or_else(bad)?,
     };
     if !accepted(name, kind).1(v) {
@@ -151,6 +155,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
     slot.store(v, Ordering::Relaxed);
     match name {
         "nt_threshold" => crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed),
+        "engine" => crate::engine::set_option(v).map_err(|_| bad())?,
         // mirrored in the inline fast path's gate
         "threshold" => crate::gate::set_threshold(v),
         "stats" | "stats_file" => crate::gate::set_closed(crate::gate::CLOSED_STATS, stats_on()),

@@ -899,7 +899,7 @@ pub unsafe fn exec_bytes(
         // length); ranges do not overlap (checked at submit and at absorption).
         unsafe {
             if recoverable {
-                crate::engine::copy_recoverable(dst as *mut u8, src as *const u8, l).map_err(|_| ExecStop::Fault)
+                crate::engine::copy_recoverable_in(dst as *mut u8, src as *const u8, l, e.len()).map_err(|_| ExecStop::Fault)
             } else {
                 crate::engine::copy(dst as *mut u8, src as *const u8, l);
                 Ok(())

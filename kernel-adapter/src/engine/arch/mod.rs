@@ -4,15 +4,30 @@ pub mod all;
 #[cfg(target_arch = "x86_64")]
 pub mod x86_64;
 
-/// The best engine of this CPU: (name, function).
-pub(crate) fn best() -> (&'static str, unsafe fn(*mut u8, *const u8, usize)) {
+use crate::engine::{Engine, FaultAt};
+
+/// True when this CPU and OS run engine `e`.
+pub(crate) fn is_available(e: Engine) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        x86_64::best()
+        x86_64::is_available(e)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        ("portable", all::copy)
+        e == Engine::Portable
+    }
+}
+
+/// The synchronous copy of engine `e` (available).
+pub(crate) fn copy_fn(e: Engine) -> unsafe fn(*mut u8, *const u8, usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::copy_fn(e)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = e;
+        all::copy
     }
 }
 
@@ -33,24 +48,22 @@ pub(crate) unsafe fn move_overlapping(dst: *mut u8, src: *const u8, n: usize) {
     }
 }
 
-/// Fault-recoverable copy; see `engine::copy_recoverable`.
+/// Fault-recoverable copy of engine `e`; see `engine::copy_recoverable_in`.
 ///
 /// # Safety
-/// Non-overlapping ranges.
-pub(crate) unsafe fn copy_recoverable(
-    dst: *mut u8,
-    src: *const u8,
-    n: usize,
-) -> Result<(), crate::engine::Fault> {
+/// Non-overlapping ranges; `e` available.
+#[inline]
+pub(crate) unsafe fn copy_recoverable(e: Engine, dst: *mut u8, src: *const u8, n: usize, total: usize) -> Result<(), FaultAt> {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: forwarded.
     unsafe {
-        x86_64::recover::copy(dst, src, n)
+        x86_64::copy_recoverable(e, dst, src, n, total)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         // No recovery on this architecture: a fault kills the process from the
         // executor thread. Documented limitation.
+        let _ = (e, total);
         // SAFETY: forwarded.
         unsafe { all::copy(dst, src, n) };
         Ok(())

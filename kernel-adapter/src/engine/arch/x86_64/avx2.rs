@@ -99,7 +99,7 @@ mod tests {
         if !super::is_available() {
             return;
         }
-        crate::engine::NT_THRESHOLD.store(64 << 10, core::sync::atomic::Ordering::Relaxed);
+        let saved = crate::engine::NT_THRESHOLD.swap(64 << 10, core::sync::atomic::Ordering::Relaxed);
         let lens: Vec<usize> = (0..=300).chain([2047, 2048, 2049, 4096, 65535, 65536, 200_001]).collect();
         for &n in &lens {
             for (da, sa) in [(0, 0), (1, 3), (7, 31), (32, 5)] {
@@ -112,6 +112,6 @@ mod tests {
                 assert!(dst[da + n..].iter().all(|&b| b == 0xEE), "n={n} overrun");
             }
         }
-        crate::engine::NT_THRESHOLD.store(12 << 20, core::sync::atomic::Ordering::Relaxed);
+        crate::engine::NT_THRESHOLD.store(saved, core::sync::atomic::Ordering::Relaxed);
     }
 }

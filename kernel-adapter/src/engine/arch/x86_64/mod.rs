@@ -1,18 +1,43 @@
-//! x86-64 engines: ERMS/FSRM `rep movsb`, AVX2, and the fault-recoverable
-//! executor routines.
+//! x86-64 engines: ERMS/FSRM `rep movsb`, AVX2, AVX-512, the
+//! fault-recoverable executor routines and the size thresholds between
+//! them (`dispatch`).
 
 pub mod avx2;
+pub mod avx512;
+pub mod dispatch;
 pub mod erms;
 pub mod recover;
 
-pub(crate) fn best() -> (&'static str, unsafe fn(*mut u8, *const u8, usize)) {
-    if avx2::is_available() {
-        ("avx2", avx2::copy)
-    } else if erms::is_available() {
-        ("erms", erms::copy)
-    } else {
-        ("portable", super::all::copy)
+use crate::engine::Engine;
+
+/// True when this CPU and OS run engine `e`.
+pub(crate) fn is_available(e: Engine) -> bool {
+    match e {
+        Engine::Avx512 => avx512::is_available(),
+        Engine::Avx2 => avx2::is_available(),
+        Engine::Erms => erms::is_available(),
+        Engine::Portable => true,
     }
+}
+
+/// The synchronous copy of engine `e`.
+pub(crate) fn copy_fn(e: Engine) -> unsafe fn(*mut u8, *const u8, usize) {
+    match e {
+        Engine::Avx512 => avx512::copy,
+        Engine::Avx2 => avx2::copy,
+        Engine::Erms => erms::copy,
+        Engine::Portable => super::all::copy,
+    }
+}
+
+/// Recoverable copy of engine `e`; see `engine::copy_recoverable_in`.
+///
+/// # Safety
+/// Ranges must not overlap; `is_available(e)`.
+#[inline]
+pub(crate) unsafe fn copy_recoverable(e: Engine, dst: *mut u8, src: *const u8, n: usize, total: usize) -> Result<(), crate::engine::FaultAt> {
+    // SAFETY: forwarded; the routine belongs to an available engine.
+    unsafe { recover::run(dispatch::recoverable_routine(e, n, total), dst, src, n) }.map_err(|done| crate::engine::FaultAt { done })
 }
 
 /// Copies of at most 32 bytes with two possibly overlapping loads and stores
