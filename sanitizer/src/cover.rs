@@ -17,12 +17,57 @@ use std::collections::BTreeMap;
 
 use crate::ranges::visit;
 
-/// One piece: `[start, end)` (start is the map key) and its holders, copy
-/// ids in ascending order, never empty.
+/// One piece: `[start, end)` (start is the map key) and its holders.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Piece {
     end: usize,
-    ids: Vec<u64>,
+    ids: Holders,
+}
+
+/// Copy ids in ascending order, never empty; one id (the common case) is
+/// kept inline, so splitting a piece allocates nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Holders {
+    One(u64),
+    /// At least two ids.
+    Many(Vec<u64>),
+}
+
+impl Holders {
+    fn as_slice(&self) -> &[u64] {
+        match self {
+            Holders::One(id) => std::slice::from_ref(id),
+            Holders::Many(ids) => ids,
+        }
+    }
+
+    fn insert(&mut self, id: u64) {
+        match self {
+            Holders::One(x) if *x == id => {}
+            Holders::One(x) => *self = Holders::Many(if *x < id { vec![*x, id] } else { vec![id, *x] }),
+            Holders::Many(ids) => {
+                if let Err(i) = ids.binary_search(&id) {
+                    ids.insert(i, id);
+                }
+            }
+        }
+    }
+
+    /// Remove `id`; true if no id is left.
+    fn remove(&mut self, id: u64) -> bool {
+        match self {
+            Holders::One(x) => *x == id,
+            Holders::Many(ids) => {
+                if let Ok(i) = ids.binary_search(&id) {
+                    ids.remove(i);
+                }
+                if ids.len() == 1 {
+                    *self = Holders::One(ids[0]);
+                }
+                false
+            }
+        }
+    }
 }
 
 /// Disjoint non-empty pieces `start -> (end, holders)`.
@@ -66,7 +111,7 @@ impl Cover {
         let (lo, hi) = if a < b { (self.holding(a).unwrap_or(a), b) } else { (a, a) };
         self.pieces.range(lo..hi.max(lo)).map(move |(&s, p)| {
             visit();
-            (s.max(a), p.end.min(b), &p.ids[..])
+            (s.max(a), p.end.min(b), p.ids.as_slice())
         })
     }
 
@@ -79,7 +124,7 @@ impl Cover {
     /// The ids holding byte `x`, ascending (tests).
     #[cfg(test)]
     pub fn holders(&self, x: usize) -> &[u64] {
-        self.holding(x).map_or(&[], |s| &self.pieces[&s].ids[..])
+        self.holding(x).map_or(&[], |s| self.pieces[&s].ids.as_slice())
     }
 
     /// Split the piece holding `x` so that a piece starts at `x`.
@@ -120,6 +165,17 @@ impl Cover {
         }
     }
 
+    /// Merge equal neighbours at `a` and `b`, or anywhere in `[a, b]` if
+    /// `inside`.
+    fn merge_ends(&mut self, a: usize, b: usize, inside: bool) {
+        if inside {
+            self.merge_span(a, b);
+        } else {
+            self.merge_span(a, a);
+            self.merge_span(b, b);
+        }
+    }
+
     /// Copy `id` now holds `[a, b)`. Ids are added in ascending order of
     /// submission, so `id` is larger than every holder already present.
     pub fn add(&mut self, a: usize, b: usize, id: u64) {
@@ -128,24 +184,26 @@ impl Cover {
         }
         self.split_at(a);
         self.split_at(b);
+        // Pieces that all gain `id` stay distinct from each other: only the
+        // ends can merge, unless some piece held `id` already.
+        let mut had = false;
         let mut at = a;
         while at < b {
             let next = self.pieces.range(at..b).next().map(|(&s, p)| (s, p.end));
             let Some((s, e)) = next else {
-                self.pieces.insert(at, Piece { end: b, ids: vec![id] });
+                self.pieces.insert(at, Piece { end: b, ids: Holders::One(id) });
                 break;
             };
             visit();
             if s > at {
-                self.pieces.insert(at, Piece { end: s, ids: vec![id] });
+                self.pieces.insert(at, Piece { end: s, ids: Holders::One(id) });
             }
             let ids = &mut self.pieces.get_mut(&s).expect("piece found just before").ids;
-            if let Err(i) = ids.binary_search(&id) {
-                ids.insert(i, id);
-            }
+            had |= ids.as_slice().binary_search(&id).is_ok();
+            ids.insert(id);
             at = e;
         }
-        self.merge_span(a, b);
+        self.merge_ends(a, b, had);
     }
 
     /// Copy `id` no longer holds `[a, b)`.
@@ -155,19 +213,20 @@ impl Cover {
         }
         self.split_at(a);
         self.split_at(b);
+        // Pieces that all lose `id` stay distinct from each other (or
+        // vanish): only the ends can merge, unless some piece lacked `id`.
+        let mut lacked = false;
         let mut at = a;
         while let Some((s, e)) = self.pieces.range(at..b).next().map(|(&s, p)| (s, p.end)) {
             visit();
-            let p = self.pieces.get_mut(&s).expect("piece found just before");
-            if let Ok(i) = p.ids.binary_search(&id) {
-                p.ids.remove(i);
-            }
-            if p.ids.is_empty() {
+            let ids = &mut self.pieces.get_mut(&s).expect("piece found just before").ids;
+            lacked |= ids.as_slice().binary_search(&id).is_err();
+            if ids.remove(id) {
                 self.pieces.remove(&s);
             }
             at = e;
         }
-        self.merge_span(a, b);
+        self.merge_ends(a, b, lacked);
     }
 
     /// Nobody holds `[a, b)` any more.
@@ -175,11 +234,25 @@ impl Cover {
         if a >= b {
             return;
         }
-        self.split_at(a);
-        self.split_at(b);
+        // A piece reaching into [a, b) from the left keeps its part before
+        // a (and, if it runs past b, its part after b).
+        if let Some(s) = self.holding(a).filter(|&s| s < a) {
+            visit();
+            let p = self.pieces.get_mut(&s).expect("piece found just before");
+            let e = std::mem::replace(&mut p.end, a);
+            if e > b {
+                let right = Piece { end: e, ids: p.ids.clone() };
+                self.pieces.insert(b, right);
+                return;
+            }
+        }
         while let Some(s) = self.pieces.range(a..b).next().map(|(&s, _)| s) {
             visit();
-            self.pieces.remove(&s);
+            let p = self.pieces.remove(&s).expect("piece found just before");
+            if p.end > b {
+                self.pieces.insert(b, p);
+                break;
+            }
         }
     }
 }

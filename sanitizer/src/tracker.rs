@@ -319,14 +319,13 @@ impl<S: ShadowMem> Tracker<S> {
     ///   the next pending byte at or after `want`, in either role
     ///   (unbounded if there is none: libcopier's own answer when nothing is
     ///   pending); only `[addr, want)` is synced;
-    /// - no pending source byte in `[addr, addr + max)`, and the pending
-    ///   destination bytes there belong to copies whose destination
-    ///   starts at or before `addr` (one buffer, copied into once or
-    ///   several times): the window and the sync run to `addr + max`, the
-    ///   first end of those destinations, or the first byte of a copy whose
-    ///   destination starts after `addr`, whichever is first, so syncing
-    ///   releases nothing of another buffer;
-    /// - otherwise exactly `[addr, want)`.
+    /// - otherwise the window and the sync run to `addr + max`, the first
+    ///   end of the destinations and sources of the copies pending in the
+    ///   window whose destination (or source) starts at or before `addr`
+    ///   (one buffer, copied into or out of once or several times), or the
+    ///   first pending byte of a copy whose destination (or source) starts
+    ///   after `addr`, whichever is first, so syncing releases nothing of
+    ///   another buffer; if that is before `want`, exactly `[addr, want)`.
     ///
     /// Visits only the covers' pieces in `[addr, addr + max)`.
     pub fn ready_window(&self, addr: usize, want: usize, max: usize) -> (usize, usize) {
@@ -335,17 +334,17 @@ impl<S: ShadowMem> Tracker<S> {
             return (next.max(want), want);
         }
         let limit = addr.saturating_add(max).max(want);
-        if self.cover_src.within(addr, limit).next().is_some() {
-            return (want, want);
-        }
         let mut end = limit;
-        for (s, _, holders) in self.cover_dst.within(addr, limit) {
-            if s >= end {
-                break;
-            }
-            for id in holders {
-                let c = &self.copies[id];
-                end = end.min(if c.dst > addr { s } else { c.dst + c.len });
+        for (cover, role) in [(&self.cover_dst, Role::Destination), (&self.cover_src, Role::Source)] {
+            for (s, _, holders) in cover.within(addr, limit) {
+                if s >= end {
+                    break;
+                }
+                for id in holders {
+                    let c = &self.copies[id];
+                    let start = if role == Role::Destination { c.dst } else { c.src };
+                    end = end.min(if start > addr { s } else { start + c.len });
+                }
             }
         }
         if end < want {
@@ -510,8 +509,8 @@ mod tests {
         assert_eq!(t.ready_window(BASE + 100, BASE + 190, 50), (BASE + 190, BASE + 190));
         // Clear bytes before a pending source: the window stops at it.
         assert_eq!(t.ready_window(BASE + 2000, BASE + 2001, 256), (BASE + 2048, BASE + 2001));
-        // Inside a pending source: exactly the request.
-        assert_eq!(t.ready_window(BASE + 2050, BASE + 2051, 256), (BASE + 2051, BASE + 2051));
+        // Inside a pending source: to the source's end.
+        assert_eq!(t.ready_window(BASE + 2050, BASE + 2051, 256), (BASE + 2148, BASE + 2148));
         // Past every copy: unbounded.
         assert_eq!(t.ready_window(BASE + 3500, BASE + 3501, 256), (usize::MAX, BASE + 3501));
         // Two copies into one buffer: the window runs to the first end.
