@@ -211,6 +211,15 @@ impl Cover {
         if a >= b {
             return;
         }
+        // One piece held by `id` alone spans [a, b) (a walk releasing a
+        // source piece by piece): cut a hole, nothing to merge.
+        if let Some(s) = self.holding(a) {
+            let p = &self.pieces[&s];
+            if p.end >= b && p.ids == Holders::One(id) {
+                self.clear_range(a, b);
+                return;
+            }
+        }
         self.split_at(a);
         self.split_at(b);
         // Pieces that all lose `id` stay distinct from each other (or

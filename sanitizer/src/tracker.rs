@@ -200,10 +200,12 @@ impl<S: ShadowMem> Tracker<S> {
         ids.clear();
         via.clear();
         held.clear();
-        for cover in [&self.cover_dst, &self.cover_src] {
+        let mut found = [false; 2];
+        for (k, cover) in [&self.cover_dst, &self.cover_src].into_iter().enumerate() {
             for (a, b, holders) in cover.within(addr, end) {
                 ids.extend_from_slice(holders);
                 held.push((a, b));
+                found[k] = true;
             }
         }
         ids.sort_unstable();
@@ -214,8 +216,12 @@ impl<S: ShadowMem> Tracker<S> {
         }
         // No copy has a pending byte in [addr, end) any more; bytes no
         // copy held there were clear already.
-        self.cover_dst.clear_range(addr, end);
-        self.cover_src.clear_range(addr, end);
+        if found[0] {
+            self.cover_dst.clear_range(addr, end);
+        }
+        if found[1] {
+            self.cover_src.clear_range(addr, end);
+        }
         for &(id, a, b) in &via {
             self.cover_src.remove(a, b, id);
         }
