@@ -228,8 +228,9 @@ extern "C" {
 /// build). This returns a wider window that is still a function of the
 /// program's submits and syncs only (see `Tracker::ready_window`: up to the
 /// next pending copy when the request meets none; up to
-/// [`crate::hooks::READY_WINDOW`] bytes of the one copy it meets, never
-/// into a second one), after syncing its pending part through libcopier
+/// [`crate::hooks::READY_WINDOW`] bytes of the buffer it meets, a pending
+/// destination or source, never into another copy's), after syncing its
+/// pending part through libcopier
 /// (`csync_ready_end(addr, sync_end - addr)`, which waits and drives the
 /// tracker like a csync). The caller may use `[addr, end)`, exactly as
 /// libcopier's contract allows; an access past the returned end is still

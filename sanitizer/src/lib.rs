@@ -4,7 +4,9 @@
 //! - [`mapping`]: where the shadow lives (2 bits per application byte at a
 //!   fixed offset) and why that granularity is exact.
 //! - [`tracker`]: pending copies and the shadow state machine (the
-//!   semantics: when a destination or source stops being pending).
+//!   semantics: when a destination or source stops being pending);
+//!   [`cover`]: which copies hold each pending byte, [`ranges`]: one
+//!   copy's pending bytes.
 //! - [`interface`]: the named ABI the instrumentation pass calls.
 //! - [`hooks`]: the runtime's submit/sync/handler events.
 //! - [`interception`]: libc functions that touch memory.
@@ -16,6 +18,7 @@
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Mutex, Once};
 
+pub mod cover;
 pub mod errors;
 pub mod flags;
 pub mod heap_footer;

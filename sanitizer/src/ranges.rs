@@ -15,9 +15,9 @@ thread_local! {
     pub static VISITED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// Count one visited range (tests only).
+/// Count one visited range or piece (tests only).
 #[inline]
-fn visit() {
+pub(crate) fn visit() {
     #[cfg(test)]
     VISITED.with(|v| v.set(v.get() + 1));
 }
