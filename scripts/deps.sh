@@ -34,6 +34,10 @@ PACKAGES=(
   clang-format-22
   # instruction-count gate (scripts/tests.d/65-callgrind-gate.sh)
   valgrind
+  # copier-abi's binding staleness test (kernel-adapter/abi/tests/uapi.rs):
+  # bindgen loads libclang at run time; the UAPI header includes <linux/types.h>
+  libclang1-22
+  linux-libc-dev
   # build helpers
   binutils
   cmake

@@ -15,6 +15,8 @@
 //! (sanitizer callbacks), [`sys`] (futex, clock), [`watch`] (a change
 //! count with one-load checks).
 
+#[cfg(not(loom))]
+mod layout;
 pub(crate) mod primitive;
 pub mod desc;
 pub mod gate;

@@ -31,12 +31,13 @@ use crate::gate::{self, Hold};
 use crate::{config, config::values as opt, engine, fault, hooks, stats::COUNTERS};
 use core::cell::{Cell, UnsafeCell};
 use core::sync::atomic::{compiler_fence, fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use copier_abi::uapi;
 use crossbeam_utils::CachePadded;
 
 /// `COPIER_LAZY`: low-priority copy that may be dropped.
-pub const FLAG_LAZY: u32 = copier_abi::COPIER_LAZY;
+pub const FLAG_LAZY: u32 = uapi::COPIER_F_LAZY;
 /// `COPIER_MOVE`: the ranges may overlap (memmove semantics).
-pub const FLAG_MOVE: u32 = copier_abi::COPIER_MOVE;
+pub const FLAG_MOVE: u32 = uapi::COPIER_F_MOVE;
 /// Internal: source and destination overlap; the task is one segment
 /// executed with an overlap-safe move.
 pub const FLAG_OVERLAP: u32 = 1 << 16;
@@ -107,11 +108,13 @@ pub struct TaskExt {
 
 /// A copy-queue slot: the task's descriptor and parameters.
 ///
-/// Layout (`repr(C)`, cache-line aligned): the parameters, then the
-/// descriptor, whose header and first bitmap words follow at once, so a
-/// submit of up to 64 segments writes two cache lines of its slot and no
-/// line of a neighbouring slot (the executors write those); the tracker's
-/// `ext` comes last, on lines the submit never touches.
+/// Layout (`repr(C)`, cache-line aligned): the parameters as
+/// `struct copier_entry` (`include/linux/copier.h`, checked field by field
+/// against `uapi::copier_entry`), then the descriptor as
+/// `struct copier_desc`, whose header and first bitmap words follow at
+/// once, so a submit of up to 64 segments writes two cache lines of its
+/// slot and no line of a neighbouring slot (the executors write those); the
+/// tracker's `ext` comes last, on lines the submit never touches.
 #[repr(C, align(64))]
 pub struct Entry {
     dst: AtomicUsize,
@@ -121,8 +124,11 @@ pub struct Entry {
     pub handler: AtomicUsize,
     /// Its argument.
     pub arg: AtomicUsize,
-    /// `FLAG_*` bits.
+    /// `FLAG_*` bits: the header's `COPIER_F_*` below bit 16, the
+    /// service's own above.
     pub flags: AtomicU32,
+    /// `copier_entry.reserved`: 0, never written.
+    reserved: AtomicU32,
     /// Segment state.
     pub desc: Descriptor,
     /// Tracker-owned data.
@@ -135,6 +141,10 @@ unsafe impl Sync for Entry {}
 // SAFETY: as above.
 unsafe impl Send for Entry {}
 
+crate::layout::same_layout!(Entry: starts with uapi::copier_entry { dst, src, len, handler, arg, flags, reserved });
+const _: () = assert!(core::mem::offset_of!(Entry, desc) == core::mem::size_of::<uapi::copier_entry>());
+const _: () = assert!(FLAG_LAZY == uapi::COPIER_F_LAZY && FLAG_MOVE == uapi::COPIER_F_MOVE && FLAG_OVERLAP > uapi::COPIER_F_BARRIER);
+
 impl Entry {
     fn new() -> Self {
         Entry {
@@ -144,6 +154,7 @@ impl Entry {
             handler: AtomicUsize::new(0),
             arg: AtomicUsize::new(0),
             flags: AtomicU32::new(0),
+            reserved: AtomicU32::new(0),
             desc: Descriptor::new(),
             ext: UnsafeCell::new(TaskExt::default()),
         }
