@@ -24,6 +24,8 @@ pub mod ring;
 pub mod watch;
 
 #[cfg(not(loom))]
+pub mod clients;
+#[cfg(not(loom))]
 pub mod config;
 #[cfg(not(loom))]
 pub mod engine;
@@ -32,10 +34,14 @@ pub mod fault;
 #[cfg(not(loom))]
 pub mod hooks;
 #[cfg(not(loom))]
+pub mod progress;
+#[cfg(not(loom))]
 pub mod service;
 #[cfg(not(loom))]
 pub mod stats;
 #[cfg(not(loom))]
 pub mod sys;
+#[cfg(not(loom))]
+pub mod task;
 #[cfg(not(loom))]
 pub mod tracker;

@@ -23,317 +23,54 @@
 //!   unclaimed segments (dependencies first), spin briefly then park on the
 //!   completion epoch for segments other executors hold.
 
+use crate::clients::{client_at, entry, local, local_client, outside, release_idle_holds, release_own, ring_of, Busy, Client, BUSY, CLIENT_LOCK, LOCAL, NCLIENTS};
 use crate::desc::{Descriptor, DEPS_CLEAR, FAILED, FAULTED, INGESTED, RETIRED};
+use crate::fault::REPLAY;
+use crate::progress::{notify_progress, wait_until};
 use crate::ring::Ring;
 use crate::sys::{futex_wait, futex_wake, now_ns, FutexMutex};
-use crate::tracker::{exec_bytes, first_blocked, seg_range, ExecStop, HandlerTask, Tracker};
-use crate::gate::{self, Hold};
+use crate::task::{Entry, TaskRef, FLAG_ABSORBS, FLAG_LAZY, FLAG_MOVE, FLAG_OVERLAP};
+use crate::tracker::{exec_bytes, first_blocked, note_handlers, seg_range, ExecStop, HandlerTask, Tracker, HANDLERS_QUEUED, TRACKER};
+use crate::gate;
 use crate::{config, config::values as opt, engine, fault, hooks, stats::COUNTERS};
-use core::cell::{Cell, UnsafeCell};
-use core::sync::atomic::{compiler_fence, fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use copier_abi::uapi;
+use core::cell::Cell;
+use core::sync::atomic::{compiler_fence, fence, AtomicU32, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
-/// `COPIER_LAZY`: low-priority copy that may be dropped.
-pub const FLAG_LAZY: u32 = uapi::COPIER_F_LAZY;
-/// `COPIER_MOVE`: the ranges may overlap (memmove semantics).
-pub const FLAG_MOVE: u32 = uapi::COPIER_F_MOVE;
-/// Internal: source and destination overlap; the task is one segment
-/// executed with an overlap-safe move.
-pub const FLAG_OVERLAP: u32 = 1 << 16;
-/// Internal: set by the ingest when the task absorbed (its `ext.redirects`
-/// are not empty), `Release` after writing them; cleared by the next submit
-/// into the slot. Lets [`own_fast_wait`] read the redirects of the tasks
-/// that have some only, on the slot's first line, which only the producer
-/// writes otherwise.
-pub const FLAG_ABSORBS: u32 = 1 << 17;
-
-/// Most clients (threads with a copy queue) at once; more threads copy
-/// synchronously. A handle stores the client index in 8 bits.
-pub const MAX_CLIENTS: usize = 255;
-
-/// A task: client index and ring position (the position is the slot's
-/// generation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TaskRef {
-    /// Client index.
-    pub client: u16,
-    /// Ring position.
-    pub pos: u64,
-}
-
-impl TaskRef {
-    /// The public descriptor handle: `(pos + 1) << 8 | client`; never 0.
-    pub fn handle(self) -> u64 {
-        ((self.pos + 1) << 8) | self.client as u64
-    }
-    /// Decode a handle (`None` for 0).
-    pub fn from_handle(h: u64) -> Option<TaskRef> {
-        if h == 0 {
-            return None;
-        }
-        Some(TaskRef { client: (h & 0xff) as u16, pos: (h >> 8) - 1 })
-    }
-}
-
-/// Dependency edge: this task's bytes `[t_off, t_off + len)` touch the older
-/// task `t`'s bytes `[e_off, e_off + len)` in a conflicting way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    /// The older task.
-    pub t: TaskRef,
-    /// Offset in this task.
-    pub t_off: usize,
-    /// Offset in the older task.
-    pub e_off: usize,
-    /// Bytes.
-    pub len: usize,
-}
-
-pub use crate::tracker::Redirect;
-
-/// Tracker-owned part of a task (written at ingest under the tracker lock;
-/// read by executors only while they hold a claim on the task).
-#[derive(Default)]
-pub struct TaskExt {
-    /// Dependencies.
-    pub edges: Vec<Edge>,
-    /// Absorbed pieces, sorted by offset.
-    pub redirects: Vec<Redirect>,
-    /// Ingest order.
-    pub seq: u64,
-    /// Ingest time (lazy tasks only), ns.
-    pub ingest_ns: u64,
-}
-
-/// A copy-queue slot: the task's descriptor and parameters.
-///
-/// Layout (`repr(C)`, cache-line aligned): the parameters as
-/// `struct copier_entry` (`include/linux/copier.h`, checked field by field
-/// against `uapi::copier_entry`), then the descriptor as
-/// `struct copier_desc`, whose header and first bitmap words follow at
-/// once, so a submit of up to 64 segments writes two cache lines of its
-/// slot and no line of a neighbouring slot (the executors write those); the
-/// tracker's `ext` comes last, on lines the submit never touches.
-#[repr(C, align(64))]
-pub struct Entry {
-    dst: AtomicUsize,
-    src: AtomicUsize,
-    len: AtomicUsize,
-    /// Completion handler (`void (*)(void *)` as usize, 0 for none).
-    pub handler: AtomicUsize,
-    /// Its argument.
-    pub arg: AtomicUsize,
-    /// `FLAG_*` bits: the header's `COPIER_F_*` below bit 16, the
-    /// service's own above.
-    pub flags: AtomicU32,
-    /// `copier_entry.reserved`: 0, never written.
-    reserved: AtomicU32,
-    /// Segment state.
-    pub desc: Descriptor,
-    /// Tracker-owned data.
-    pub ext: UnsafeCell<TaskExt>,
-}
-
-// SAFETY: `ext` is accessed under the tracker lock, or read-only by executors
-// holding a claim (which pins the task, see `desc`); everything else is atomic.
-unsafe impl Sync for Entry {}
-// SAFETY: as above.
-unsafe impl Send for Entry {}
-
-crate::layout::same_layout!(Entry: starts with uapi::copier_entry { dst, src, len, handler, arg, flags, reserved });
-const _: () = assert!(core::mem::offset_of!(Entry, desc) == core::mem::size_of::<uapi::copier_entry>());
-const _: () = assert!(FLAG_LAZY == uapi::COPIER_F_LAZY && FLAG_MOVE == uapi::COPIER_F_MOVE && FLAG_OVERLAP > uapi::COPIER_F_BARRIER);
-
-impl Entry {
-    fn new() -> Self {
-        Entry {
-            dst: AtomicUsize::new(0),
-            src: AtomicUsize::new(0),
-            len: AtomicUsize::new(0),
-            handler: AtomicUsize::new(0),
-            arg: AtomicUsize::new(0),
-            flags: AtomicU32::new(0),
-            reserved: AtomicU32::new(0),
-            desc: Descriptor::new(),
-            ext: UnsafeCell::new(TaskExt::default()),
-        }
-    }
-    /// Destination address.
-    #[inline]
-    pub fn dst(&self) -> usize {
-        self.dst.load(Ordering::Relaxed)
-    }
-    /// Source address.
-    #[inline]
-    pub fn src(&self) -> usize {
-        self.src.load(Ordering::Relaxed)
-    }
-    /// Length in bytes.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len.load(Ordering::Relaxed)
-    }
-    /// True for a zero-length task (never queued).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// A thread that uses Copier: its copy queue and counters.
-pub struct Client {
-    idx: u16,
-    ring: AtomicPtr<Ring<Entry>>,
-    inline: CachePadded<AtomicU64>,
-    alive: AtomicBool,
-    /// Bytes the service executed for this client (fairness). Own line: the
-    /// service adds to it every round, and the fields around are read by
-    /// this client's every submit.
-    charged: CachePadded<AtomicU64>,
-    /// Hold on the inline fast path's gate (`gate`): taken by this client's
-    /// thread when it queues a task, released once its queue drained.
-    hold: Hold,
-    /// 1 while this client's thread is between its fork check and the
-    /// publish of its task (`Submitting`, see [`fork_prepare`]). Own line:
-    /// written twice per submit, while the service reads the fields above
-    /// (`ring`) whenever it looks for work.
-    submitting: CachePadded<AtomicU32>,
-}
-
-static CLIENTS: [AtomicPtr<Client>; MAX_CLIENTS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_CLIENTS];
-static NCLIENTS: AtomicUsize = AtomicUsize::new(0);
-static CLIENT_LOCK: FutexMutex<()> = FutexMutex::new(());
-static TRACKER: FutexMutex<Tracker> = FutexMutex::new(Tracker::new());
+pub use crate::clients::{nothing_pending, MAX_CLIENTS};
 
 const ST_NOT_STARTED: u32 = 0;
+
 const ST_RUNNING: u32 = 1;
+
 const ST_DEAD: u32 = 2;
+
 const ST_STOP: u32 = 3;
+
 static STATE: AtomicU32 = AtomicU32::new(ST_NOT_STARTED);
+
 static START_LOCK: FutexMutex<()> = FutexMutex::new(());
+
 /// 1 while the service thread is parked (futex word).
 static SLEEPING: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
-/// Completion epoch: bumped whenever a segment completes, a claim is given
-/// back, or a task faults (futex word for waiters).
-static EPOCH: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
-static WAITERS: CachePadded<AtomicU32> = CachePadded::new(AtomicU32::new(0));
-static HANDLERS_QUEUED: AtomicUsize = AtomicUsize::new(0);
+
 /// 1 while a fork is being prepared (from [`fork_prepare`] to
 /// [`fork_parent`] / [`fork_child`]): submits copy synchronously, so no new
 /// task is published while the queues drain.
 static FORKING: AtomicU32 = AtomicU32::new(0);
+
 static HANDLERS_RUNNING: AtomicUsize = AtomicUsize::new(0);
 
-struct Local {
-    client: Cell<*const Client>,
-}
-
-impl Drop for Local {
-    fn drop(&mut self) {
-        let c = self.client.get();
-        if !c.is_null() {
-            // SAFETY: clients are leaked, never freed.
-            let c = unsafe { &*c };
-            // the thread's last chance to release its own hold; a queue
-            // still busy is released by the idle service later
-            release_own_hold(c);
-            c.alive.store(false, Ordering::Release);
-        }
-    }
-}
-
-/// Own release (`gate` module docs): the calling thread is `c`'s producer,
-/// so nothing can be published while it checks that the queue drained.
-fn release_own_hold(c: &Client) {
-    if !c.hold.held() {
-        return;
-    }
-    let drained = ring_of(c).is_none_or(|r| r.tail() == r.head());
-    if drained && c.hold.begin_release() {
-        gate::sub_hold();
-    }
-}
-
-/// The calling thread's own release, if it has a client.
-fn release_own() {
-    if let Some((c, _)) = local() {
-        // SAFETY: leaked client (or null).
-        if let Some(c) = unsafe { c.as_ref() } {
-            release_own_hold(c);
-        }
-    }
-}
-
-/// Remote release of every client whose queue drained (the idle service
-/// thread; see `gate`): one asymmetric barrier for all of them.
-fn release_idle_holds() {
-    if !gate::barrier::register() {
-        return;
-    }
-    let mut won: Vec<&'static Client> = Vec::new();
-    for c in (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at) {
-        if c.hold.held() && ring_of(c).is_none_or(|r| r.tail() == r.head()) && c.hold.begin_release() {
-            won.push(c);
-        }
-    }
-    if won.is_empty() {
-        return;
-    }
-    let ok = gate::barrier::heavy();
-    for c in won {
-        let drained = ok && ring_of(c).is_none_or(|r| r.tail() == r.head());
-        c.hold.finish_release(drained, gate::sub_hold);
-    }
-}
-
 thread_local! {
-    static LOCAL: Local = const { Local { client: Cell::new(core::ptr::null()) } };
-    /// Inside the runtime: a nested entry (an interposed `memcpy` called by
-    /// the runtime itself, or a signal handler that interrupted the runtime
-    /// on this thread) copies directly instead of recursing. Its own key
-    /// without a destructor, so it still guards after `LOCAL` is torn down
-    /// (the exit handler's `csync_all` runs after the main thread's
-    /// thread-local destructors) and is safe to read from a signal handler.
-    static BUSY: Cell<bool> = const { Cell::new(false) };
     /// Completion handlers this thread is running (nesting depth). Its own
     /// key without a destructor, so it stays usable after `LOCAL` is torn
     /// down (handlers run from `csync_all` in the exit handler, after the
     /// main thread's thread-local destructors).
     static IN_HANDLER: Cell<u32> = const { Cell::new(0) };
-    /// The plain (fault-delivering) copy this thread is executing as a
-    /// waiter: `(task handle, first segment, end segment, state)` of the
-    /// claim it holds; state 0 none, 1 copying, 2 a SIGSEGV/SIGBUS was
-    /// delivered to the program meanwhile. No destructor (read from the
-    /// fault handler).
-    static REPLAY: Cell<(u64, u32, u32, u8)> = const { Cell::new((0, 0, 0, 0)) };
     /// Readahead state of a waiter that executes its own range: `(task
     /// handle, segment its next sequential csync starts at, readahead in
     /// segments)`. See `drive`.
     static READ_AHEAD: Cell<(u64, u32, u32)> = const { Cell::new((0, 0, 0)) };
-}
-
-/// Fault handler (`crate::fault`): a fault that is not an executor's
-/// recoverable copy is being passed to the program's handler. If this thread
-/// is re-executing a faulted copy, remember that its fault was delivered.
-/// Async-signal-safe (one destructor-free thread-local).
-pub fn note_fault_delivered() {
-    let _ = REPLAY.try_with(|r| {
-        let v = r.get();
-        if v.3 == 1 {
-            r.set((v.0, v.1, v.2, 2));
-        }
-    });
-}
-
-/// Fault handler: the program's handler returned to the interrupted copy
-/// (undoes [`note_fault_delivered`]; the copy retries).
-pub fn note_fault_returned() {
-    let _ = REPLAY.try_with(|r| {
-        let v = r.get();
-        if v.3 == 2 {
-            r.set((v.0, v.1, v.2, 1));
-        }
-    });
 }
 
 /// Called on entry to every runtime call: if this thread left a
@@ -382,300 +119,11 @@ fn finish_failed(d: &Descriptor, pos: u64) -> bool {
     finished
 }
 
-/// Client by index.
-#[inline]
-fn client_at(i: usize) -> Option<&'static Client> {
-    // SAFETY: clients are leaked boxes, never freed.
-    unsafe { CLIENTS.get(i)?.load(Ordering::Acquire).as_ref() }
-}
-
-#[inline]
-fn ring_of(c: &Client) -> Option<&'static Ring<Entry>> {
-    // SAFETY: rings are leaked boxes, never freed.
-    unsafe { c.ring.load(Ordering::Acquire).as_ref() }
-}
-
-/// The entry a task lives in.
-///
-/// # Panics
-/// If the task's client has no ring (never for a `TaskRef` from the tracker).
-#[inline]
-pub fn entry(t: TaskRef) -> &'static Entry {
-    let c = client_at(t.client as usize).expect("client");
-    ring_of(c).expect("ring").slot(t.pos)
-}
-
-fn register_client() -> Option<&'static Client> {
-    // a memcpy the allocation below makes (interposed by amemcpy) must not
-    // come back here while CLIENT_LOCK is held
-    let _busy = Busy::enter()?;
-    let _g = CLIENT_LOCK.lock();
-    let n = NCLIENTS.load(Ordering::Relaxed);
-    // adopt a client whose thread exited and whose queue is empty
-    for i in 0..n {
-        let c = client_at(i)?;
-        if !c.alive.load(Ordering::Acquire) && ring_of(c).is_none_or(|r| r.tail() == r.head()) {
-            c.alive.store(true, Ordering::Release);
-            return Some(c);
-        }
-    }
-    if n >= MAX_CLIENTS {
-        return None;
-    }
-    let c = Box::leak(Box::new(Client {
-        idx: n as u16,
-        ring: AtomicPtr::new(core::ptr::null_mut()),
-        inline: CachePadded::new(AtomicU64::new(0)),
-        alive: AtomicBool::new(true),
-        charged: CachePadded::new(AtomicU64::new(0)),
-        hold: Hold::new(),
-        submitting: CachePadded::new(AtomicU32::new(0)),
-    }));
-    CLIENTS[n].store(c, Ordering::Release);
-    NCLIENTS.store(n + 1, Ordering::Release);
-    Some(c)
-}
-
-/// The calling thread's client and whether the runtime is already entered
-/// on this thread. `None` during thread teardown.
-#[inline]
-fn local() -> Option<(*const Client, bool)> {
-    LOCAL.try_with(|l| l.client.get()).ok().map(|c| (c, BUSY.get()))
-}
-
-#[inline]
-fn local_client() -> Option<&'static Client> {
-    let (c, _) = local()?;
-    if !c.is_null() {
-        // SAFETY: leaked client.
-        return Some(unsafe { &*c });
-    }
-    let c = register_client()?;
-    let _ = LOCAL.try_with(|l| l.client.set(c));
-    Some(c)
-}
-
-/// Marks the runtime entered on this thread for its lifetime.
-struct Busy(bool);
-impl Busy {
-    /// `None` when already entered (nested call).
-    fn enter() -> Option<Busy> {
-        if BUSY.replace(true) {
-            None
-        } else {
-            Some(Busy(true))
-        }
-    }
-}
-impl Drop for Busy {
-    fn drop(&mut self) {
-        if self.0 {
-            BUSY.set(false);
-        }
-    }
-}
-
-/// Run `f` with the runtime marked not entered (user callbacks).
-fn outside<R>(f: impl FnOnce() -> R) -> R {
-    let was = BUSY.replace(false);
-    let r = f();
-    BUSY.set(was);
-    r
-}
-
-/// Fork child: zero the per-client inline counters (see `stats::reset`).
-pub fn reset_inline_counts() {
-    for c in (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at) {
-        c.inline.store(0, Ordering::Relaxed);
-    }
-}
-
-/// Sum of the per-client inline counters.
-pub fn inline_total() -> u64 {
-    (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).map(|c| c.inline.load(Ordering::Relaxed)).sum()
-}
-
-/// True when no task is pending in any queue (lock-free; a few loads per
-/// client). Pairs with the retirers' `Release` of `tail`: when it returns
-/// true every earlier copy's bytes are visible.
-#[inline]
-pub fn nothing_pending() -> bool {
-    let n = NCLIENTS.load(Ordering::Acquire);
-    for i in 0..n {
-        if let Some(c) = client_at(i) {
-            if let Some(r) = ring_of(c) {
-                if r.head() != r.tail() {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
-/// Announce a state change waiters may be parked on (a segment completed or
-/// was given back, a task faulted or retired, a handler finished).
-///
-/// Waiter-count-first protocol: the state change (an RMW, a full barrier on
-/// x86) is ordered before the `WAITERS` load by the SeqCst fence; a waiter
-/// increments `WAITERS`, fences, reads the epoch and re-checks its
-/// condition before sleeping. So either we see its increment and bump the
-/// epoch (its futex wait then fails or is woken), or it sees our change.
-/// Without waiters this costs a fence and one load of a read-mostly line.
-#[inline]
-pub fn notify_progress() {
-    fence(Ordering::SeqCst);
-    if WAITERS.load(Ordering::Relaxed) != 0 {
-        EPOCH.fetch_add(1, Ordering::SeqCst);
-        futex_wake(&EPOCH, i32::MAX);
-    }
-}
-
-/// Wait until `cond()` holds: spin ~20 µs, then park on the epoch (see
-/// [`notify_progress`]; the 10 ms timeout is only a safety net).
-fn wait_until(mut cond: impl FnMut() -> bool) {
-    let mut start = now_ns();
-    let mut i = 0u32;
-    loop {
-        if cond() {
-            return;
-        }
-        core::hint::spin_loop();
-        i = i.wrapping_add(1);
-        if i.is_multiple_of(64) && now_ns() - start > 20_000 {
-            WAITERS.fetch_add(1, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
-            let seen = EPOCH.load(Ordering::SeqCst);
-            if !cond() {
-                futex_wait(&EPOCH, seen, Some(10_000_000));
-            }
-            WAITERS.fetch_sub(1, Ordering::SeqCst);
-            start = now_ns();
-        }
-    }
-}
-
 /// True when a waiter on segments `[k, hi)` of the task at `pos` has
 /// something to do: the task moved on, segment `k` completed, or some
 /// segment of the range is unclaimed (given back, faulted, or never taken).
 fn can_progress(d: &Descriptor, pos: u64, k: u32, hi: u32) -> bool {
     d.pos() != pos || d.is_done(pos, k, k + 1) || d.any_unclaimed(k, hi)
-}
-
-/// Tracker lock held: the handler queue now holds `n` handlers (published
-/// before the retired task's slot is freed, see `csync_all`). Stored only
-/// when it changed: every retire calls this, and a store takes the line
-/// (shared with `FORKING`, which every submit reads) away from the other
-/// core even when it writes the same value. Every writer holds the tracker
-/// lock, so the load and the store do not race.
-pub fn note_handlers(n: usize) {
-    if HANDLERS_QUEUED.load(Ordering::Relaxed) != n {
-        HANDLERS_QUEUED.store(n, Ordering::Release);
-    }
-}
-
-/// Free retired slots at the tail of `client`'s ring (tracker lock held),
-/// and queue the completion handlers of the freed slots on `handlers`.
-///
-/// A handler is queued only here, so it runs after its copy AND every copy
-/// the same thread submitted before it completed: the handler may free or
-/// reuse the copy's source (`amemcpy_handler`: "e.g. to free the source"),
-/// which with memcpy every earlier copy had long finished reading, also
-/// outside this copy's range (`amemcpy(d1, msg, n); amemcpy_handler(d2, msg +
-/// h, n - h, free, msg)`). Copies are retired out of order, slots freed in
-/// order.
-pub fn advance_tail(client: u16, handlers: &mut std::collections::VecDeque<crate::tracker::HandlerTask>) {
-    let Some(r) = client_at(client as usize).and_then(ring_of) else { return };
-    let mut t = r.tail();
-    let end = r.ingested();
-    let queued = handlers.len();
-    while t < end {
-        let e = r.slot(t);
-        let d = &e.desc;
-        if d.pos() != t || d.flags() & RETIRED == 0 {
-            break;
-        }
-        let f = e.handler.load(Ordering::Relaxed);
-        if f != 0 {
-            handlers.push_back(crate::tracker::HandlerTask { f, arg: e.arg.load(Ordering::Relaxed), dst: e.dst(), src: e.src(), len: e.len() });
-        }
-        t += 1;
-    }
-    if handlers.len() != queued {
-        note_handlers(handlers.len());
-    }
-    r.set_tail(t);
-}
-
-impl Tracker {
-    /// An empty tracker.
-    pub const fn new() -> Self {
-        Tracker {
-            map: crate::tracker::RangeMap::new(),
-            sync_queue: std::collections::VecDeque::new(),
-            handlers: std::collections::VecDeque::new(),
-            seq: 0,
-        }
-    }
-
-    /// Ingest every published task of every client, ring by ring in order.
-    fn ingest_all(&mut self) {
-        let absorb = config::get(&opt::absorb) != 0;
-        let n = NCLIENTS.load(Ordering::Acquire);
-        let mut checked = false;
-        for i in 0..n {
-            let Some(r) = client_at(i).and_then(ring_of) else { continue };
-            let head = r.head();
-            let mut p = r.ingested();
-            if p < head && !checked {
-                // our fault handler in front before these copies can run
-                // (the program may have replaced it before submitting them)
-                fault::ensure_first();
-                checked = true;
-            }
-            while p < head {
-                // SAFETY: lock held (we are a Tracker method called on the
-                // guard); p is published and not ingested.
-                unsafe { self.ingest(TaskRef { client: i as u16, pos: p }, absorb) };
-                p += 1;
-                r.set_ingested(p);
-            }
-        }
-    }
-
-    /// Pending segment ranges touching `[lo, hi)`: any access, or writers
-    /// only.
-    fn collect(&self, lo: usize, hi: usize, writers_only: bool, out: &mut Vec<(TaskRef, u32, u32)>) {
-        if lo >= hi {
-            return;
-        }
-        self.map.visit(lo, hi, |a, b, w, readers| {
-            let mut push = |acc: crate::tracker::Acc| {
-                let e = entry(acc.t);
-                if e.desc.pos() != acc.t.pos {
-                    return;
-                }
-                let (slo, shi) = seg_range(acc.off, b - a, e.desc.seg_shift());
-                if !e.desc.is_done(acc.t.pos, slo, shi) {
-                    out.push((acc.t, slo, shi));
-                }
-            };
-            if let Some(w) = w {
-                push(w);
-            }
-            if !writers_only {
-                for r in readers {
-                    push(r);
-                }
-            }
-        });
-    }
-}
-
-impl Default for Tracker {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 // ---------------------------------------------------------------- executors
@@ -2078,7 +1526,7 @@ pub fn fork_child() {
     let st = STATE.load(Ordering::Relaxed);
     STATE.store(if st == ST_RUNNING || st == ST_STOP { ST_NOT_STARTED } else { st }, Ordering::Relaxed);
     SLEEPING.store(0, Ordering::Relaxed);
-    WAITERS.store(0, Ordering::Relaxed);
+    crate::progress::reset_in_child();
     HANDLERS_RUNNING.store(0, Ordering::Relaxed);
     crate::stats::reset();
     let me = local().map(|(c, _)| c).unwrap_or(core::ptr::null());
@@ -2164,21 +1612,3 @@ pub fn debug_pending() -> String {
     s
 }
 
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entry_layout_keeps_a_small_submit_in_two_lines() {
-        // a slot never shares a line with its neighbours ...
-        assert_eq!(core::mem::align_of::<Entry>(), 64);
-        assert_eq!(core::mem::size_of::<Entry>() % 64, 0);
-        // ... and a submit of <= 64 segments writes lines 0 and 1 only: the
-        // parameters, the descriptor's 32-byte header and its first 16 bytes
-        // of bitmaps (pinned in `desc`)
-        let desc = core::mem::offset_of!(Entry, desc);
-        assert!(core::mem::offset_of!(Entry, flags) + 4 <= desc);
-        assert!(desc + 32 + 16 <= 128, "descriptor at {desc}");
-        assert!(core::mem::offset_of!(Entry, ext) >= 128);
-    }
-}
