@@ -6,19 +6,25 @@
 //! `libcopier` (crate `copier`) is the client library on top: it exposes the
 //! C ABI and the safe Rust API and calls [`service`].
 //!
-//! Module map: [`ring`] (per-thread copy queue), [`desc`] (segment
-//! completion protocol), [`tracker`] (dependencies, absorption, lazy drop),
-//! [`service`] (clients, executors, service thread, csync), [`gate`] (the
-//! inline fast path's one-load proof that nothing is pending), [`engine`]
-//! (CPU copy engines), [`fault`] (recovering faults of asynchronous copies),
-//! [`config`] (`COPIER_OPTIONS`), [`stats`] (`COPIER_STATS`), [`hooks`]
-//! (sanitizer callbacks), [`sys`] (futex, clock), [`watch`] (a change
-//! count with one-load checks).
+//! Module map, each module using only those before it: [`primitive`]
+//! (atomics, loom-swappable), [`sys`] (futex, clock), [`engine`] (CPU copy
+//! engines); [`desc`] (segment completion protocol), [`ring`] (per-thread
+//! copy queue), [`gate`] (the inline fast path's one-load proof that
+//! nothing is pending), [`watch`] (a change count with one-load checks),
+//! [`fork_guard`] (the submit/fork handshake); [`config`]
+//! (`COPIER_OPTIONS`), [`hooks`] (sanitizer callbacks), [`fault`]
+//! (recovering faults of asynchronous copies); [`task`] (a task's slot and
+//! names), [`clients`] (threads and their rings), [`progress`] (waiters
+//! and their wake-ups), [`stats`] (`COPIER_STATS`); [`tracker`]
+//! (dependencies, absorption, lazy drop); [`service`] (submit, executors,
+//! handlers, service thread, csync, fork).
 
 #[cfg(not(loom))]
 mod layout;
 pub(crate) mod primitive;
+pub mod progress;
 pub mod desc;
+pub(crate) mod fork_guard;
 pub mod gate;
 pub mod ring;
 pub mod watch;
@@ -33,8 +39,6 @@ pub mod engine;
 pub mod fault;
 #[cfg(not(loom))]
 pub mod hooks;
-#[cfg(not(loom))]
-pub mod progress;
 #[cfg(not(loom))]
 pub mod service;
 #[cfg(not(loom))]

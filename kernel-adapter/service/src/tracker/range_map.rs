@@ -51,6 +51,7 @@ impl RangeMap {
 
     /// True when some run overlaps `[lo, hi)` (one search: runs do not
     /// overlap, so only the last run starting before `hi` can reach `lo`).
+    #[inline]
     pub fn overlaps(&self, lo: usize, hi: usize) -> bool {
         lo < hi && self.runs.range(..hi).next_back().is_some_and(|(_, r)| r.end > lo)
     }
@@ -58,6 +59,7 @@ impl RangeMap {
     /// A new run `[lo, hi)` with one access, where no run overlaps (the
     /// caller checked [`RangeMap::overlaps`]): `a` as its writer or as its
     /// only reader.
+    #[inline]
     pub fn insert_fresh(&mut self, lo: usize, hi: usize, a: Acc, write: bool) {
         debug_assert!(lo < hi && !self.overlaps(lo, hi));
         let mut readers = self.spare.pop().unwrap_or_default();
@@ -112,6 +114,7 @@ impl RangeMap {
 
     /// Visit the runs overlapping `[lo, hi)` clipped to it: `f(a, b, writer,
     /// readers)` with accesses already shifted to `a`.
+    #[inline]
     pub fn visit(&self, lo: usize, hi: usize, mut f: impl FnMut(usize, usize, Option<Acc>, &mut dyn Iterator<Item = Acc>)) {
         if lo >= hi {
             return;
