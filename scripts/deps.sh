@@ -38,6 +38,13 @@ PACKAGES=(
   # bindgen loads libclang at run time; the UAPI header includes <linux/types.h>
   libclang1-22
   linux-libc-dev
+  # kernel-adapter/vmtest/run.sh: copier.ko built against Debian's 6.1
+  # kernel and tested in a busybox VM under QEMU
+  busybox-static
+  cpio
+  linux-headers-amd64
+  linux-image-amd64
+  qemu-system-x86
   # build helpers
   binutils
   cmake

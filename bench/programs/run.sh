@@ -5,8 +5,9 @@
 #   bench/programs/run.sh [--pairs N] [--only PROG,PROG] [--out FILE]
 #
 # PROG: zlib lz4 zstd brotli xz bzip2 protobuf-c redis sqlite3 libpng
-# libyaml expat copy_parse snappy rust (default: all; README.md beside this
-# file says what every figure is). Each package is built twice from one
+# libyaml expat copy_parse snappy rust, and the paper's workloads
+# redis-latency tinyproxy protobuf-c-big zlib-deflate (`paper` names these
+# four; default: all; README.md beside this file says what every figure is). Each package is built twice from one
 # Debian source tree (lib/build.sh: same flags, plain clang-22 and
 # `copiergen cc`/`c++` with the pass's defaults; unchanged builds are
 # reused). Each figure then runs N times per build (default 5), plain and
@@ -16,19 +17,21 @@
 # bench/results/programs-<UTC date>.txt). A ratio above 1 means copiergen is
 # faster: plain/copiergen for times, copiergen/plain for rates. A build that
 # fails becomes a row saying so. Not part of scripts/test.sh: 5 to 15
-# minutes at 5 pairs on 2 cores once the builds exist, depending on load
-# (the first run also builds 30 trees, up to 40 minutes more).
+# minutes at 5 pairs on 2 cores once the builds exist, depending on load,
+# plus about 8 for the paper's four (the first run also builds 32 trees,
+# up to 40 minutes more).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/build.sh"
 . "$HERE/lib/programs.sh"
 need_built
 
-ALL=(zlib lz4 zstd brotli xz bzip2 protobuf-c redis sqlite3 libpng libyaml expat copy_parse snappy rust)
+PAPER=(redis-latency tinyproxy protobuf-c-big zlib-deflate)
+ALL=(zlib lz4 zstd brotli xz bzip2 protobuf-c redis sqlite3 libpng libyaml expat copy_parse snappy rust "${PAPER[@]}")
 PAIRS=5
 ONLY=""
 OUTFILE=""
-usage="usage: bench/programs/run.sh [--pairs N] [--only PROG,PROG] [--out FILE] (PROG: ${ALL[*]})"
+usage="usage: bench/programs/run.sh [--pairs N] [--only PROG,PROG] [--out FILE] (PROG: ${ALL[*]}, or paper for the last four)"
 while [ $# -gt 0 ]; do
   case $1 in
     --pairs) PAIRS=${2:?$usage}; shift 2 ;;
@@ -44,7 +47,8 @@ done
 case $PAIRS in '' | *[!0-9]* | 0) echo "run.sh: --pairs takes a positive number, not $PAIRS" >&2; exit 2 ;; esac
 progs=("${ALL[@]}")
 if [ -n "$ONLY" ]; then
-  IFS=, read -r -a progs <<<"$ONLY"
+  IFS=, read -r -a progs <<<"${ONLY//paper/${PAPER[*]}}"
+  read -r -a progs <<<"${progs[*]}"
   for p in "${progs[@]}"; do
     case " ${ALL[*]} " in *" $p "*) ;; *) echo "run.sh: unknown program $p" >&2; echo "$usage" >&2; exit 2 ;; esac
   done

@@ -268,7 +268,7 @@ pub fn sink<T>(x: T) -> T {
 /// tells how far apart the two cores are: on the KVM guests here ~40-55 ns
 /// within one L3 domain of the host, ~200 ns across two, and which of the
 /// two a run got changes every figure where the service thread and the
-/// caller share data (see README, Benchmarks). On a loaded machine it
+/// caller share data (see docs/benchmarks.md). On a loaded machine it
 /// measures the scheduler instead (hundreds of ns and more).
 pub fn line_transfer_ns(rounds: u32) -> Option<f64> {
     use std::sync::atomic::{AtomicU32, Ordering};

@@ -178,7 +178,21 @@ pub fn run(args: &Args) -> i32 {
     if emit == Emit::Llvm {
         return write_out(args.output.as_deref(), &ll);
     }
+    // Without -X inputs (which may define it), the link would fail with
+    // the linker's "undefined reference to `main'".
+    if args.cc_args.is_empty() && !defines_main(&ll) {
+        eprintln!(
+            "copiergen mlir: error: the module defines no `main` function, which an executable needs (--lower, --emit=exe); \
+             add `func.func @main() -> i32`, link one in with -X FILE, or use --emit=llvm (or mlir, llvm-dialect)"
+        );
+        return EXIT_INPUT;
+    }
     link(args, &ll)
+}
+
+/// Whether LLVM IR text `ll` defines a function named `main`.
+fn defines_main(ll: &str) -> bool {
+    ll.lines().any(|l| l.starts_with("define ") && l.contains(" @main("))
 }
 
 fn write_out(path: Option<&Path>, text: &str) -> i32 {
@@ -256,5 +270,19 @@ fn link(args: &Args, ll: &str) -> i32 {
             eprintln!("copiergen mlir: error: cannot run {}: {e}", cg.display());
             EXIT_TOOL
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::defines_main;
+
+    #[test]
+    fn defines_main_only_for_a_definition() {
+        assert!(defines_main("define i32 @main() {\n  ret i32 0\n}\n"));
+        assert!(defines_main("define dso_local i32 @main(i32 %0, ptr %1) {"));
+        assert!(!defines_main("; ModuleID = 'LLVMDialectModule'\n"));
+        assert!(!defines_main("declare i32 @main()\ndefine void @f() {"));
+        assert!(!defines_main("define void @main_loop() {"));
     }
 }

@@ -8,8 +8,8 @@
 //! | --- | --- |
 //! | info (`--version`, `-v`, `-print-*` alone) | nothing |
 //! | preprocess, syntax-only | `-idirafter <include>` (only if some input is preprocessed: not for `.s`, `.i`, `.ll`, `.bc` or objects alone; likewise below) |
-//! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`; `-fpass-plugin=<plugin>` and the plugin's options if some input is compiled to code (not only assembly: `.s`, `.S`, `-x assembler*`) |
-//! | link | the above, then libcopier and what it needs; with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time |
+//! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`; `-fpass-plugin=<plugin>` and the plugin's options (in `COPIERGEN_OPTIONS`, also `-copiergen-link-runtime` without `--sanitize`) if some input is compiled to code (not only assembly: `.s`, `.S`, `-x assembler*`) |
+//! | link | the above, then libcopier and what it needs (forced in with `-Wl,--undefined=csync_all` only at `-flto` and with `--copier-no-rewrite`: otherwise the modules the pass compiled refer to it, unless they define a libcopier name themselves); with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time |
 //!
 //! libcopier is static by default (`libcopier.a` followed by the system
 //! libraries a Rust staticlib needs). For `-shared` it is linked with
@@ -55,6 +55,11 @@ impl Lang {
         (std::env::var_os(var).filter(|v| !v.is_empty()).unwrap_or_else(|| default.into()), var)
     }
 }
+
+/// The plugin option that makes every module the pass compiles refer to
+/// libcopier unless its names conflict with libcopier's (the pass's
+/// `-copiergen-link-runtime`).
+const LINK_RUNTIME_OPTION: &str = "-copiergen-link-runtime";
 
 /// System libraries libcopier (a Rust staticlib) needs after it on a link
 /// line, as `rustc --print native-static-libs` lists them for
@@ -177,7 +182,16 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
     if plugin.is_some() {
         // Read by the plugin wherever it is loaded (lld parses -mllvm before
         // it loads plugins); --sanitize's plugin_env::SANITIZE_OPTIONS too.
-        if let Some(v) = plugin_env::options_value(&opts.plugin_options()) {
+        // Each module refers to libcopier unless it defines a name of
+        // libcopier's itself ([`add_runtime`] then forces nothing in). In
+        // the environment, which only the real plugin reads (an older or a
+        // stub plugin would reject an unknown -mllvm option).
+        let mut options = Vec::new();
+        if !opts.sanitize {
+            options.push(LINK_RUNTIME_OPTION.to_owned());
+        }
+        options.extend(opts.plugin_options());
+        if let Some(v) = plugin_env::options_value(&options) {
             add.env.push((plugin_env::OPTIONS, v));
         }
     }
@@ -306,9 +320,16 @@ fn add_runtime(
         a.push(archive);
         add.args.push(a);
     }
-    if !inv.shared && !opts.sanitize {
+    if !inv.shared && !opts.sanitize && (inv.lto || opts.no_rewrite) {
         // Pull the runtime in even when no copy was rewritten, so
         // COPIER_STATS=1 still prints its (zero) line (runtime finding).
+        // Other links get it from the modules the pass compiled
+        // (LINK_RUNTIME_OPTION), and not for a module that defines a name
+        // of libcopier's (`int csync;`: the pass warns and the program
+        // links as with clang, trial finding), since libcopier.a is one
+        // object defining every entry point. At -flto the pass runs
+        // after the archive members are chosen, and without the pass
+        // nothing refers to the runtime.
         add.args.push(os("-Wl,--undefined=csync_all"));
     }
     add.args.push(os(dir.join(archive)));
@@ -487,8 +508,16 @@ mod tests {
         assert!(add("-c -O2", &d()).unwrap().is_empty());
         // Linker-only inputs still link the runtime.
         assert!(add("-lm -o prog", &d()).unwrap().contains(&"/l/libcopier.a".to_owned()));
-        // even with no copy rewritten: the runtime (and its stats line) is linked
-        assert!(add("-lm -o prog", &d()).unwrap().contains(&"-Wl,--undefined=csync_all".to_owned()));
+        // even with no copy rewritten: the runtime (and its stats line) is
+        // linked, forced in where no pass can refer to it (-flto,
+        // --copier-no-rewrite), else through the modules' references
+        let forced = |line: &str, o: &CopierOpts| add(line, o).unwrap().contains(&"-Wl,--undefined=csync_all".to_owned());
+        assert!(forced("-flto -lm -o prog", &d()));
+        assert!(forced("-lm -o prog", &CopierOpts { no_rewrite: true, ..d() }));
+        assert!(!forced("-lm -o prog", &d()));
+        assert!(!forced("a.c -o prog", &d()));
+        let a = additions(&["-c", "a.c"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
+        assert!(a.env.iter().any(|(k, v)| *k == plugin_env::OPTIONS && v == "-copiergen-link-runtime"), "{a:?}");
     }
 
     #[test]
@@ -567,6 +596,7 @@ mod tests {
         let env = a.env.iter().find(|(k, _)| *k == plugin_env::OPTIONS).expect("COPIERGEN_OPTIONS");
         assert!(env.1.to_str().unwrap().ends_with("-copiergen-threshold=1"), "{env:?}");
         assert!(a.args.ends_with(&["-Xclang", "-mllvm", "-Xclang", "-copiergen-threshold=1"].map(OsString::from)));
+        assert!(env.1.to_str().unwrap().starts_with("-copiergen-link-runtime "), "{env:?}");
         // A link of objects compiles nothing and loads no plugin.
         let a = additions(&[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();
         assert!(!a.args.contains(&OsString::from("-mllvm")) && a.env.is_empty() && !a.loads_plugin, "{a:?}");

@@ -132,18 +132,18 @@ mod tests {
     }
 
     /// The build-tree copier.pc, the installed one, what `copiergen cc`
-    /// links and what README says all list the same system libraries.
+    /// links and what docs/api.md says all list the same system libraries.
     #[test]
-    fn library_lists_agree_across_pc_files_copiergen_and_readme() {
+    fn library_lists_agree_across_pc_files_copiergen_and_docs() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let deps = crate::cc::STATIC_DEPS.join(" ");
         let tree_pc = std::fs::read_to_string(root.join("runtime/copier.pc")).unwrap();
         assert_eq!(field(&tree_pc, "Libs.private:"), deps, "runtime/copier.pc");
-        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-        let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(readme.contains(&format!("`{deps}`")), "README must name `{deps}`");
+        let doc = std::fs::read_to_string(root.join("docs/api.md")).unwrap();
+        let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(doc.contains(&format!("`{deps}`")), "docs/api.md must name `{deps}`");
         for stale in ["-lpthread -ldl -lm`", "-lgcc_s"] {
-            assert!(!readme.contains(stale), "README still says {stale}");
+            assert!(!doc.contains(stale), "docs/api.md still says {stale}");
         }
     }
 }

@@ -425,16 +425,16 @@ fn errors_are_one_line_with_distinct_exit_codes() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("broken.c:1"));
     // So does a missing source for `cc` (clang reports it, status 1), as
-    // README's exit status list says; 4 is `copiergen opt`'s (trial finding:
-    // README promised 4 for any missing input).
+    // docs/copiergen.md's exit status list says; 4 is `copiergen opt`'s
+    // (trial finding: the list promised 4 for any missing input).
     let out = run(cmd(COPIERGEN, &d).args(["cc", "nofile.c"]));
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nofile.c") && err.contains("no such file") && !err.contains("copiergen:"), "{err}");
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
-    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(readme.contains("4 for a `copiergen opt` input that is missing, unreadable or not LLVM IR"), "README's exit status list");
-    assert!(readme.contains("a compiler's own errors (a syntax error, a missing source file) keep its status"), "README's exit status list");
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/copiergen.md")).unwrap();
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(doc.contains("4 for a `copiergen opt` input that is missing, unreadable or not LLVM IR"), "docs/copiergen.md's exit status list");
+    assert!(doc.contains("a compiler's own errors (a syntax error, a missing source file) keep its status"), "docs/copiergen.md's exit status list");
 }
 
 #[test]

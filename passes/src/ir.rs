@@ -916,6 +916,48 @@ pub fn delete_function(function: LLVMValueRef) {
     unsafe { c::LLVMDeleteFunction(function) }
 }
 
+/// Renames the function or global variable `name` of `module` to a unique
+/// name derived from `fresh` when it has local linkage (`static`: internal
+/// or private), so an external declaration can take `name`. Nothing
+/// outside the module can refer to a local symbol, and its debug info
+/// keeps the source name. Returns whether it renamed one.
+pub fn rename_if_local(module: LLVMModuleRef, name: &CStr, fresh: &CStr) -> bool {
+    use inkwell::llvm_sys::LLVMLinkage::{LLVMInternalLinkage, LLVMPrivateLinkage};
+    // SAFETY: handle invariant; the names are NUL-terminated.
+    unsafe {
+        let mut v = c::LLVMGetNamedFunction(module, name.as_ptr());
+        if v.is_null() {
+            v = c::LLVMGetNamedGlobal(module, name.as_ptr());
+        }
+        if v.is_null() || !matches!(c::LLVMGetLinkage(v), LLVMInternalLinkage | LLVMPrivateLinkage) {
+            return false;
+        }
+        // LLVM makes the name unique (a numeric suffix) if `fresh` is taken.
+        c::LLVMSetValueName2(v, fresh.as_ptr(), fresh.to_bytes().len());
+        true
+    }
+}
+
+/// Defines (once) the weak hidden pointer variable `name` initialised to
+/// `target`'s address: the object file then refers to `target` even when
+/// no code does, and every module's copy of `name` merges into one.
+pub fn define_weak_hidden_pointer(module: LLVMModuleRef, name: &CStr, target: LLVMValueRef) {
+    use inkwell::llvm_sys::{LLVMLinkage, LLVMVisibility};
+    // SAFETY: handle invariant; the name is NUL-terminated; `target` is a
+    // global of `module`.
+    unsafe {
+        if !c::LLVMGetNamedGlobal(module, name.as_ptr()).is_null() {
+            return;
+        }
+        let ty = c::LLVMTypeOf(target);
+        let g = c::LLVMAddGlobal(module, ty, name.as_ptr());
+        c::LLVMSetInitializer(g, target);
+        c::LLVMSetLinkage(g, LLVMLinkage::LLVMWeakAnyLinkage);
+        c::LLVMSetVisibility(g, LLVMVisibility::LLVMHiddenVisibility);
+        c::LLVMSetGlobalConstant(g, 1);
+    }
+}
+
 /// Whether [`get_or_declare_global`] would succeed for `name` and `ty`.
 pub fn can_declare_global(module: LLVMModuleRef, name: &CStr, ty: LLVMTypeRef) -> bool {
     // SAFETY: handle invariant; the name is NUL-terminated.

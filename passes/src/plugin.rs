@@ -39,11 +39,26 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     }
 }
 
-/// Registers every pass of [`PASSES`] with the host's PassBuilder.
-unsafe extern "C" fn register_callbacks(pb: *mut ffi::CgPassBuilder) {
-    for e in crate::options::apply_env() {
+/// Messages about [`crate::options::ENV_VAR`] tokens that could not be
+/// applied, printed when a pass of the plugin first runs in this process
+/// (see [`print_env_warnings`]).
+static ENV_WARNINGS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Prints (once per process) the [`ENV_WARNINGS`] kept at registration.
+/// They wait for a pass to run: an `-flto` compile loads the plugin but
+/// runs no pass (the pre-link pipeline), and the link that runs it warns,
+/// so a build prints each warning once, where the options take effect.
+fn print_env_warnings() {
+    let pending = std::mem::take(&mut *ENV_WARNINGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    for e in pending {
         eprintln!("copiergen: warning: {e}");
     }
+}
+
+/// Registers every pass of [`PASSES`] with the host's PassBuilder.
+unsafe extern "C" fn register_callbacks(pb: *mut ffi::CgPassBuilder) {
+    let errors = crate::options::apply_env();
+    ENV_WARNINGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(errors);
     for (index, pass) in PASSES.iter().enumerate() {
         let name = pass.name();
         let schedule = pass.schedule();
@@ -114,6 +129,7 @@ unsafe extern "C" fn run_trampoline(
     mam: *mut ffi::CgModuleAM,
 ) -> bool {
     let pass = PASSES[data as usize];
+    print_env_warnings();
     // SAFETY: the shim passes the parameter text's bytes.
     let params = unsafe { str_from_raw(params, params_len) };
     let result = catch_unwind(AssertUnwindSafe(|| {

@@ -42,6 +42,18 @@ if [ "$rc" != 4 ] || ! grep -q "bad.mlir:2:.*: error:" "$work/bad.err"; then
 fi
 echo "35-mlir: malformed input: MLIR's diagnostic, exit 4"
 
+# An executable of a module without main: our error, not the linker's.
+printf 'module {\n}\n' > "$work/empty.mlir"
+set +e
+"$cg" mlir --lower "$work/empty.mlir" -o "$work/empty.out" 2>"$work/empty.err"
+rc=$?
+set -e
+if [ "$rc" != 4 ] || ! grep -q "defines no \`main\` function" "$work/empty.err" || grep -q "undefined reference" "$work/empty.err"; then
+  echo "35-mlir: empty module --lower: exit $rc, stderr: $(cat "$work/empty.err")" >&2
+  exit 1
+fi
+echo "35-mlir: empty module --lower: a clear error, exit 4"
+
 bufferize='builtin.module(one-shot-bufferize{bufferize-function-boundaries})'
 tasks_of() { sed -n 's/.*copier: tasks=\([0-9]*\) .*/\1/p' "$1" | tail -1; }
 for src in copiergen-mlir/tests/e2e/*.mlir; do

@@ -22,6 +22,15 @@ else
   echo "FAILED: bad COPIERGEN_OPTIONS value: expected exactly '$want', got: $err"
   exit 1
 fi
+# With -flto the plugin is loaded by the compile job and by lld; the pass
+# runs only at the link, which alone warns (trial finding: twice).
+err=$(cd "$d" && COPIERGEN_OPTIONS=-copiergen-threshold=abc "$COPIERGEN" cc -O2 -flto prog.c -o prog.lto 2>&1 || true)
+if [ "$err" = "$want" ]; then
+  echo "ok: bad COPIERGEN_OPTIONS value with -flto: one line"
+else
+  echo "FAILED: bad COPIERGEN_OPTIONS value with -flto: expected exactly '$want', got: $err"
+  exit 1
+fi
 # Boolean variables take true/yes/on like 1 (trial finding: only 1 worked);
 # anything else is one warning and taken as unset.
 yes_n=$(cd "$d" && COPIERGEN_SANITIZE=yes "$COPIERGEN" cc -O1 -S -emit-llvm prog.c -o - 2>/dev/null | grep -c copier_san || true)

@@ -6,7 +6,8 @@
 #   testsuite/e2e/run.sh
 #
 # Programs: testsuite/e2e/c/*.c, testsuite/e2e/cpp/*.cc,
-# testsuite/e2e/profile/sizes.c (built with a size profile), examples/copy_parse.c,
+# testsuite/e2e/profile/sizes.c (built with a size profile), testsuite/e2e/link/*.c
+# (programs defining libcopier names; baseline plain clang-22), examples/copy_parse.c,
 # examples/load_scan.c
 # (on dpkg's status file), the Rust crate testsuite/e2e/rust (through
 # `copiergen cargo`), and every testsuite/e2e/regressions/*.c (minimised
@@ -117,6 +118,38 @@ if ! grep -q "sizes.c:12:3: remark: llvm.memcpy of variable length rewritten to 
   failed=$((failed + 1))
   echo "e2e profile-none: FAILED: without a profile, copy_short's copy should be rewritten"
 fi
+
+# Programs that define libcopier names themselves (link/*.c): the baseline
+# is plain clang-22 (--copier-no-rewrite links libcopier, which defines
+# them too). An external definition gets the pass's one warning, and the
+# program links and prints what clang's does; a `static` one gets none and
+# its copy goes asynchronous.
+conflict_warning="the module declares '"
+for src in "$E2E"/link/*.c; do
+  n=$(basename "$src" .c)
+  for opt in -O0 -O2; do
+    name="link-$n$opt"
+    clang-22 "$opt" -g "$src" -o "$OUT/$name.base" 2>"$OUT/$name.base.build"
+    if ! "$COPIERGEN" cc "$opt" -g "$src" -o "$OUT/$name.cg" >"$OUT/$name.cg.build" 2>&1; then
+      failed=$((failed + 1))
+      echo "e2e $name: FAILED: copiergen cc did not build it"
+      tail -5 "$OUT/$name.cg.build" | sed 's/^/    /'
+      continue
+    fi
+    warned=$(grep -c "$conflict_warning" "$OUT/$name.cg.build" || true)
+    case $n in
+      static_*) want_warned=0 expect_async=1 ;;
+      *) want_warned=1 expect_async=0 ;;
+    esac
+    if [ "$warned" != "$want_warned" ]; then
+      failed=$((failed + 1))
+      echo "e2e $name: FAILED: $warned conflict warnings (want $want_warned)"
+      cat "$OUT/$name.cg.build" | sed 's/^/    /'
+      continue
+    fi
+    check "$name" "$expect_async" "$OUT/$name.base" "$OUT/$name.cg"
+  done
+done
 
 # Rust: the crate builds twice, into separate target dirs.
 for mode in base cg; do

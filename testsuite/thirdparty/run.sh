@@ -20,6 +20,8 @@
 #   sqlite3     make fuzztest (fuzzcheck over test/fuzzdata*.db)
 #   snappy      ctest (snappy_unittest; C++, built with copiergen c++);
 #               its snappy_benchmark is built too (bench/programs/)
+#   tinyproxy   tests/scripts/run_tests.sh (its Perl web server and client
+#               through the proxy); built for bench/programs/ (TinyProxy)
 #
 # Adds a deb-src line (idempotent), installs the build dependencies it needs
 # (idempotent apt-get), fetches the package with `apt-get source` into
@@ -56,7 +58,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
-PACKAGES="zlib protobuf-c redis bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3 snappy"
+PACKAGES="zlib protobuf-c redis bzip2 lz4 xz-utils libzstd libyaml jansson expat brotli pcre2 libpng1.6 sqlite3 snappy tinyproxy"
 usage="usage: run.sh PKG [--no-rewrite|--plain] [--threshold1] [--sanitize] [--build-only] [--tag=NAME] (PKG: $PACKAGES)"
 pkg=${1:?$usage}
 shift
@@ -86,7 +88,7 @@ SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
 need_built
 
 case $pkg in
-  zlib | bzip2 | lz4 | xz-utils | libzstd | pcre2) build_deps=() ;;
+  zlib | bzip2 | lz4 | xz-utils | libzstd | pcre2 | tinyproxy) build_deps=() ;;
   protobuf-c) build_deps=(libprotobuf-dev libprotoc-dev protobuf-compiler pkg-config) ;;
   redis) build_deps=(libjemalloc-dev tcl procps pkg-config) ;;
   libyaml | jansson | expat | brotli) build_deps=(cmake) ;;
@@ -277,6 +279,8 @@ case $pkg in
   brotli) cmake_build . -DBUILD_TESTING=ON ;;
   pcre2) autotools_build --enable-jit --enable-pcre2-16 --enable-pcre2-32 ;;
   libpng1.6) autotools_build ;;
+  # The man pages need asciidoc; the source tree ships them prebuilt.
+  tinyproxy) autotools_build --disable-manpage-support ;;
   snappy) cmake_build . -DSNAPPY_BUILD_TESTS=ON -DSNAPPY_BUILD_BENCHMARKS=ON ;;
   sqlite3)
     autotools_build --disable-tcl --enable-fts5 --enable-json1
@@ -417,6 +421,13 @@ if [ $run_suite = 1 ]; then
     sqlite3)
       suite make V=1 fuzztest >"$logs/test.log" 2>&1 || fail test "$logs/test.log"
       ;;
+    tinyproxy)
+      # Proxies its Perl web server's pages on 127.0.0.2/127.0.0.3; prints
+      # "N errors" at the end and exits with N.
+      suite ./tests/scripts/run_tests.sh >"$logs/test.log" 2>&1 || fail test "$logs/test.log" tests/env/var/log/webclient.log
+      grep -q '^0 errors$' "$logs/test.log" || fail test "$logs/test.log"
+      cat tests/env/var/log/tinyproxy/*.log >"$logs/test-programs.log" 2>/dev/null || true
+      ;;
   esac
   test_s=$(( $(date +%s) - test_start ))
 fi
@@ -443,6 +454,7 @@ tests_passed() {
     libyaml | jansson | expat | brotli | snappy)
       n=$(grep -aoE '^100% tests passed, 0 tests failed out of [0-9]+' "$log" | awk '{ s += $NF } END { print s + 0 }') ;;
     sqlite3) n=$(grep -aoE 'fuzzcheck: 0 errors out of [0-9]+ tests' "$log" | awk '{ s += $6 } END { print s + 0 }') ;;
+    tinyproxy) n=$(grep -aE '^(checking|testing|requesting) ' "$log" | grep -ac '\.\.\. ok' || true) ;;
   esac
   echo $((n + extra))
 }

@@ -4,6 +4,7 @@
 # lib/build.sh, lib/programs.sh and lib/inputs.sh, lib/measure.sh.
 . "$(dirname "${BASH_SOURCE[0]}")/measure.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/paper.sh"
 
 # both PROGRAM DEBIAN_PACKAGE: builds the package both ways; on a failure
 # adds a row and returns 1.
@@ -134,34 +135,47 @@ prog_protobuf_c() {
 }
 
 # ---- Redis: the server of each build, one plain redis-benchmark client ----------
-run_redis() {
-  local t client port pid i size n
+# redis_start MODE: that build's redis-server on 127.0.0.1 and a random port
+# (REDIS_PORT, REDIS_PID), no persistence; redis_stop ends it (SIGTERM: it
+# exits through exit(), so libcopier writes its statistics).
+redis_start() {
+  local t client i
   t=$(bench_tree redis "$1")
   client=$(bench_tree redis plain)/src
+  REDIS_PID=""
   for i in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 20000))
-    "$t/src/redis-server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+    REDIS_PORT=$((20000 + RANDOM % 20000))
+    "$t/src/redis-server" --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
       --daemonize no --logfile "$OUT/redis-$1.log" &
-    pid=$!
+    REDIS_PID=$!
     # Ready when it answers; a port already taken makes it exit.
     for _ in $(seq 1 100); do
-      "$client/redis-cli" -p "$port" ping 2>/dev/null | grep -q PONG && break
-      kill -0 "$pid" 2>/dev/null || break
+      "$client/redis-cli" -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break
+      kill -0 "$REDIS_PID" 2>/dev/null || break
       sleep 0.1
     done
-    "$client/redis-cli" -p "$port" ping 2>/dev/null | grep -q PONG && break
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    pid=""
+    "$client/redis-cli" -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && return 0
+    kill "$REDIS_PID" 2>/dev/null || true
+    wait "$REDIS_PID" 2>/dev/null || true
+    REDIS_PID=""
   done
-  [ -n "$pid" ] || { echo "redis-server did not start (see $OUT/redis-$1.log)" >&2; return 1; }
+  echo "redis-server did not start (see $OUT/redis-$1.log)" >&2
+  return 1
+}
+redis_stop() {
+  kill "$REDIS_PID"
+  wait "$REDIS_PID" 2>/dev/null || true
+}
+run_redis() {
+  local client size n
+  client=$(bench_tree redis plain)/src
+  redis_start "$1" || return 1
   for size in 4096 65536 262144; do
     case $size in 4096) n=40000 ;; 65536) n=10000 ;; *) n=3000 ;; esac
-    "$client/redis-benchmark" -h 127.0.0.1 -p "$port" -c 8 -n "$n" -d "$size" -t set,get -q 2>/dev/null |
+    "$client/redis-benchmark" -h 127.0.0.1 -p "$REDIS_PORT" -c 8 -n "$n" -d "$size" -t set,get -q 2>/dev/null |
       tr '\r' '\n' | awk '/^(SET|GET): [0-9.]+ requests per second/ { print $2 }'
   done
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
+  redis_stop
 }
 prog_redis() {
   both redis redis || return 0

@@ -20,7 +20,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 fmt() {
   case $2 in
     s) awk -v v="$1" 'BEGIN { printf "%.3f s", v }' ;;
-    ms | us) awk -v v="$1" -v u="$2" 'BEGIN { printf "%.1f %s", v, u }' ;;
+    ms | us) awk -v v="$1" -v u="$2" 'BEGIN { printf (v < 10 ? "%.3f %s" : "%.1f %s"), v, u }' ;;
     MB/s) awk -v v="$1" 'BEGIN { printf "%.1f MB/s", v }' ;;
     *) awk -v v="$1" -v u="$2" 'BEGIN { printf "%.0f %s", v, u }' ;;
   esac

@@ -178,6 +178,7 @@ mod tests {
         assert_eq!(offset_of!(copier_setup, map_len), 24);
         assert_eq!(size_of::<copier_limits>(), 32);
         assert_eq!(size_of::<copier_stats>(), 64);
+        assert_eq!(size_of::<copier_wait>(), 32);
     }
 
     /// The submit flags libcopier's C API takes are the header's.

@@ -279,7 +279,12 @@ pub struct copier_stats {
     pub faults: __u64,
     #[doc = " service rounds that served this client"]
     pub rounds: __u64,
-    pub reserved: [__u64; 3usize],
+    #[doc = " pages found pinned in the ATCache"]
+    pub atc_hits: __u64,
+    #[doc = " pages pinned into the ATCache"]
+    pub atc_misses: __u64,
+    #[doc = " cached pages dropped by an mm change"]
+    pub atc_invalidated: __u64,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -293,6 +298,29 @@ const _: () = {
         [::core::mem::offset_of!(copier_stats, faults) - 24usize];
     ["Offset of field: copier_stats::rounds"]
         [::core::mem::offset_of!(copier_stats, rounds) - 32usize];
-    ["Offset of field: copier_stats::reserved"]
-        [::core::mem::offset_of!(copier_stats, reserved) - 40usize];
+    ["Offset of field: copier_stats::atc_hits"]
+        [::core::mem::offset_of!(copier_stats, atc_hits) - 40usize];
+    ["Offset of field: copier_stats::atc_misses"]
+        [::core::mem::offset_of!(copier_stats, atc_misses) - 48usize];
+    ["Offset of field: copier_stats::atc_invalidated"]
+        [::core::mem::offset_of!(copier_stats, atc_invalidated) - 56usize];
+};
+#[doc = " COPIER_IOC_WAIT: sleep until the task at ring position pos no longer\n needs the service: retired, complete, faulted (COPIER_D_FAULTED: the\n caller re-executes it) or lazy. For csync after a bounded spin on the\n descriptor. Returns 0, -ETIMEDOUT after timeout_ns (0: no timeout),\n -EINTR on a signal, -EINVAL when pos was not submitted."]
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct copier_wait {
+    pub pos: __u64,
+    pub timeout_ns: __u64,
+    #[doc = " 0"]
+    pub reserved: [__u64; 2usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of copier_wait"][::core::mem::size_of::<copier_wait>() - 32usize];
+    ["Alignment of copier_wait"][::core::mem::align_of::<copier_wait>() - 8usize];
+    ["Offset of field: copier_wait::pos"][::core::mem::offset_of!(copier_wait, pos) - 0usize];
+    ["Offset of field: copier_wait::timeout_ns"]
+        [::core::mem::offset_of!(copier_wait, timeout_ns) - 8usize];
+    ["Offset of field: copier_wait::reserved"]
+        [::core::mem::offset_of!(copier_wait, reserved) - 16usize];
 };

@@ -28,3 +28,4 @@ PIN(sizeof(struct copier_setup) == 64);
 PIN(offsetof(struct copier_setup, map_len) == 24);
 PIN(sizeof(struct copier_limits) == 32);
 PIN(sizeof(struct copier_stats) == 64);
+PIN(sizeof(struct copier_wait) == 32);

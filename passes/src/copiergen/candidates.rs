@@ -140,6 +140,9 @@ pub enum SkipReason {
         guards: usize,
         /// The first of them ("load at f.c:9:5").
         first: String,
+        /// They are whole-copy syncs of a coarse plan, not ready-window
+        /// checks.
+        whole: bool,
     },
     /// The call is not the C library's copy: `nobuiltin`, or the function
     /// is built with `-fno-builtin`/`-fno-builtin-memcpy` (TargetLibraryInfo
@@ -207,13 +210,14 @@ impl SkipReason {
                     "the whole copy would be waited for before {sync}{others} after at most {work} instructions of work on every path (no call, no loop; fewer than {limit}, -copiergen-min-overlap): nothing would overlap it"
                 )
             }
-            SkipReason::LoopGuards { guards, first } => {
+            SkipReason::LoopGuards { guards, first, whole } => {
                 let more = match guards {
                     1 => String::new(),
                     n => format!(" and {} more", n - 1),
                 };
+                let checks = if *whole { "pending-copy checks (whole-copy syncs of a coarse plan)" } else { "ready-window checks" };
                 format!(
-                    "its length is only known at run time and it would need ready-window checks of {first}{more} on every iteration of its loop (-copiergen-loop-guards): short copies would pay more for them than they save"
+                    "its length is only known at run time and it would need {checks} of {first}{more} on every iteration of its loop (-copiergen-loop-guards): short copies would pay more for them than they save"
                 )
             }
             SkipReason::NoBuiltin => {

@@ -56,6 +56,38 @@ impl Runtime {
         ]
     }
 
+    /// Makes `module`'s object file refer to libcopier (its pending word,
+    /// from the weak hidden `__copiergen_runtime_anchor`) even when no copy
+    /// was rewritten, so that a static link pulls libcopier in (its
+    /// `COPIER_STATS` line) for modules that can use it, and only for them
+    /// (`-copiergen-link-runtime`, set by `copiergen cc`). Nothing when the
+    /// module's names conflict with libcopier's ([`Runtime::conflict`]):
+    /// the program's own `csync` then links as with plain clang.
+    pub fn anchor(module: LLVMModuleRef) {
+        if Self::conflict(module).is_some() {
+            return;
+        }
+        let size = Builder::new(module).intptr_type();
+        let name = CString::new(symbols::PENDING).expect("symbol names have no NUL");
+        if let Some(word) = ir::get_or_declare_global(module, &name, size) {
+            ir::define_weak_hidden_pointer(module, c"__copiergen_runtime_anchor", word);
+        }
+    }
+
+    /// Renames the module's local (`static`) functions and variables that
+    /// carry a runtime symbol's name (`static int csync;`): internal
+    /// linkage cannot clash with libcopier's definitions, so they are no
+    /// [`Runtime::conflict`], and the pass's declarations take the name.
+    pub fn rename_local_namesakes(module: LLVMModuleRef) {
+        let b = Builder::new(module);
+        let names = Self::entries(&b).into_iter().map(|(n, _, _)| n).chain([symbols::PENDING, crate::sanitizer::abi::LIVE]);
+        for name in names {
+            let c = CString::new(name).expect("symbol names have no NUL");
+            let fresh = CString::new(format!("{name}.copiergen.local")).expect("symbol names have no NUL");
+            ir::rename_if_local(module, &c, &fresh);
+        }
+    }
+
     /// The first runtime symbol `module` defines or declares with another
     /// type than the pass needs (an entry point declared with other
     /// parameters, or a variable of that name; a pending word that is a

@@ -115,6 +115,12 @@ impl ModulePass for CopierGen {
     }
 
     fn run(&self, cx: &ModuleContext<'_>, params: &str) -> bool {
+        let triple = ir::target_triple(cx.raw());
+        // Link glue, not a rewrite: also under -copiergen-disable, which
+        // copiergen cc builds still link libcopier for.
+        if options::LINK_RUNTIME.bool() && target_supported(&triple) {
+            emit::Runtime::anchor(cx.raw());
+        }
         if options::DISABLE.bool() {
             return false;
         }
@@ -125,10 +131,13 @@ impl ModulePass for CopierGen {
                 return false;
             }
         };
-        let triple = ir::target_triple(cx.raw());
         if !target_supported(&triple) {
             remark_unsupported_target(cx, &triple);
             return false;
+        }
+        // A `static` namesake cannot clash at link time: it makes way.
+        if module_has_copies(cx) {
+            emit::Runtime::rename_local_namesakes(cx.raw());
         }
         // Checked once per module with copies, before any analysis: one
         // warning, and every copy gets the same remark.
@@ -480,7 +489,7 @@ fn cost_skip(fa: &FunctionAnalyses<'_>, cfg: &Config, copies: &[PendingCopy], pl
         return None;
     }
     let g = placement::guards_every_iteration(fa, copies, plan, c)?;
-    Some(SkipReason::LoopGuards { guards: g.guards, first: remarks::describe_point(&plan.points[g.point]) })
+    Some(SkipReason::LoopGuards { guards: g.guards, first: remarks::describe_point(&plan.points[g.point]), whole: g.whole })
 }
 
 /// Fallback for a guarded function the analysis cannot plan: wait for

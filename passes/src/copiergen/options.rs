@@ -137,7 +137,20 @@ pub static SIZE_PROFILE: PluginOption = PluginOption {
     default: OptionDefault::Bool(true),
 };
 
+/// `-copiergen-link-runtime`: every module the pass runs on refers to
+/// libcopier (`emit::Runtime::anchor`) unless its own names conflict with
+/// libcopier's, so a static link pulls the runtime in for the modules that
+/// can use it and leaves a program that defines `csync` itself alone.
+/// `copiergen cc` sets it on its compile jobs, and then no longer forces
+/// the runtime in with `--undefined` (except at `-flto`, where the pass
+/// runs after the linker has chosen its archive members).
+pub static LINK_RUNTIME: PluginOption = PluginOption {
+    name: "copiergen-link-runtime",
+    help: "Make each module whose names do not conflict with libcopier's refer to it, so a static link pulls it in (set by copiergen cc)",
+    default: OptionDefault::Bool(false),
+};
+
 /// CopierGen's options, in registration order.
 pub static OPTIONS: &[&PluginOption] = &[
-    &THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &LOOP_GUARDS, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &SIZE_PROFILE,
+    &THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &LOOP_GUARDS, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &SIZE_PROFILE, &LINK_RUNTIME,
 ];

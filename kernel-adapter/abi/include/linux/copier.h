@@ -138,7 +138,22 @@ struct copier_stats {
 	__u64 bytes_dma;      /* of which by a DMA channel */
 	__u64 faults;         /* tasks finished with a fault */
 	__u64 rounds;         /* service rounds that served this client */
-	__u64 reserved[3];
+	__u64 atc_hits;       /* pages found pinned in the ATCache */
+	__u64 atc_misses;     /* pages pinned into the ATCache */
+	__u64 atc_invalidated;/* cached pages dropped by an mm change */
+};
+
+/*
+ * COPIER_IOC_WAIT: sleep until the task at ring position pos no longer
+ * needs the service: retired, complete, faulted (COPIER_D_FAULTED: the
+ * caller re-executes it) or lazy. For csync after a bounded spin on the
+ * descriptor. Returns 0, -ETIMEDOUT after timeout_ns (0: no timeout),
+ * -EINTR on a signal, -EINVAL when pos was not submitted.
+ */
+struct copier_wait {
+	__u64 pos;
+	__u64 timeout_ns;
+	__u64 reserved[2];    /* 0 */
 };
 
 #define COPIER_IOC_MAGIC 0xC0
@@ -146,5 +161,6 @@ struct copier_stats {
 #define COPIER_IOC_WAKE _IO(COPIER_IOC_MAGIC, 2)
 #define COPIER_IOC_LIMITS _IOW(COPIER_IOC_MAGIC, 3, struct copier_limits)
 #define COPIER_IOC_STATS _IOR(COPIER_IOC_MAGIC, 4, struct copier_stats)
+#define COPIER_IOC_WAIT _IOW(COPIER_IOC_MAGIC, 5, struct copier_wait)
 
 #endif /* _UAPI_LINUX_COPIER_H */

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ATCache: a per-client cache of pinned user pages.
+ *
+ * Layout: the client's address space is cut into 2 MiB-aligned blocks
+ * (an xarray indexed by address >> 21). A block holds one slot per page,
+ * each empty, valid (pinned, and writable when pinned with FOLL_WRITE) or
+ * dead (pinned but no longer mapped there), and one mmu_interval_notifier
+ * over its 2 MiB.
+ *
+ * Coherence (the mmu_interval_notifier protocol, mm/mmu_notifier.c and
+ * Documentation/mm/hmm.rst): a miss reads the notifier sequence
+ * (mmu_interval_read_begin), pins with pin_user_pages_remote under
+ * mmap_read_lock, then installs the pages under the cache lock only if
+ * mmu_interval_read_retry says no invalidation ran meanwhile (else it
+ * drops the pins and retries). The notifier's invalidate turns the valid
+ * slots of its range dead under the same lock: munmap, mremap, migration,
+ * CoW, mprotect, swap-out, THP split/collapse and exit all invalidate, so
+ * a hit is a page the address still maps. A dead slot is never returned.
+ *
+ * Unpinning never happens in the notifier (it may run with the page locked
+ * by migration, and unpin_user_pages_dirty_lock locks pages): dead pages
+ * are unpinned by a work item, or by the next miss in their block, once no
+ * copy uses the block (@users, one per copier_atc_pin until its release). A copy racing with munmap of its own
+ * buffer writes into the old page, as a DMA engine would: the program's
+ * race, not the service's.
+ *
+ * Scope: private anonymous memory only (malloc, stacks, anonymous mmap).
+ * Pinned file pages would defeat writeback, so other ranges are pinned per
+ * copy by the caller (-EOPNOTSUPP). Destination pages are marked dirty
+ * when unpinned: a pinned anonymous page cannot be reclaimed, and reclaim
+ * first invalidates (try_to_unmap), which unpins it.
+ *
+ * Bound: at most atc_pages pinned pages per client (module parameter);
+ * a miss that would exceed it evicts least recently used blocks that no
+ * copy uses, or gives up (-EOPNOTSUPP, the caller pins per copy).
+ *
+ * Concurrency: one service thread serves a client at a time, so lookups,
+ * misses, releases and evictions are single-threaded per cache; the lock
+ * orders them against the notifier and the reap work.
+ */
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "atcache.h"
+
+#define ATC_BLOCK_SHIFT 21
+#define ATC_BLOCK_BYTES (1UL << ATC_BLOCK_SHIFT)
+#define ATC_BLOCK_PAGES (ATC_BLOCK_BYTES >> PAGE_SHIFT)
+#define ATC_RETRIES 4
+#define ATC_REAP_BATCH 64
+
+static unsigned int atc_pages = 16384;
+module_param(atc_pages, uint, 0444);
+MODULE_PARM_DESC(atc_pages, "ATCache: most pinned pages cached per client (default 16384; 0: no cache)");
+
+struct atc_block {
+	struct mmu_interval_notifier mni;
+	struct copier_atcache *a;
+	unsigned long base;
+	struct list_head lru;		/* in a->lru, least recently used first */
+	struct list_head reap;		/* in a->reap while it has dead slots */
+	bool on_reap;
+	bool evicted;			/* leaving: the notifier must not requeue it */
+	unsigned int users;		/* copies between pin and release */
+	unsigned int npages;		/* slots holding a page, valid or dead */
+	DECLARE_BITMAP(valid, ATC_BLOCK_PAGES);
+	DECLARE_BITMAP(writable, ATC_BLOCK_PAGES);
+	DECLARE_BITMAP(dead, ATC_BLOCK_PAGES);
+	struct page *pages[ATC_BLOCK_PAGES];
+};
+
+/**
+ * struct copier_atcache - one client's cache
+ * @mm: the client's mm (grabbed by the client)
+ * @lock: slots, @users, the lists, @npinned and the counters
+ * @blocks: block index -> struct atc_block (service thread only)
+ * @npinned: pages held by slots (valid and dead)
+ * @limit: most pages held
+ */
+struct copier_atcache {
+	struct mm_struct *mm;
+	spinlock_t lock;
+	struct xarray blocks;
+	struct list_head lru;
+	struct list_head reap;
+	unsigned long npinned;
+	unsigned long limit;
+	struct work_struct reap_work;
+	struct copier_atc_stats stats;
+};
+
+static bool atc_invalidate(struct mmu_interval_notifier *mni,
+			   const struct mmu_notifier_range *range, unsigned long cur_seq)
+{
+	struct atc_block *b = container_of(mni, struct atc_block, mni);
+	struct copier_atcache *a = b->a;
+	unsigned long s = max(range->start, b->base);
+	unsigned long e = min(range->end, b->base + ATC_BLOCK_BYTES);
+	unsigned long i, last, n = 0;
+	bool kick = false;
+
+	spin_lock(&a->lock);
+	mmu_interval_set_seq(mni, cur_seq);
+	i = s < e ? (s - b->base) >> PAGE_SHIFT : 0;
+	last = s < e ? DIV_ROUND_UP(e - b->base, PAGE_SIZE) : 0;
+	for (; i < last; i++)
+		if (__test_and_clear_bit(i, b->valid)) {
+			__set_bit(i, b->dead);
+			n++;
+		}
+	if (n) {
+		a->stats.invalidated += n;
+		if (!b->on_reap && !b->evicted) {
+			list_add_tail(&b->reap, &a->reap);
+			b->on_reap = true;
+		}
+		kick = !b->users;
+	}
+	spin_unlock(&a->lock);
+	if (kick)
+		schedule_work(&a->reap_work);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops atc_ops = {
+	.invalidate = atc_invalidate,
+};
+
+/* Unpin a block's pages and free it; its notifier is removed first. */
+static void block_free(struct atc_block *b)
+{
+	unsigned long i;
+
+	mmu_interval_notifier_remove(&b->mni);
+	for (i = 0; i < ATC_BLOCK_PAGES; i++)
+		if (b->pages[i])
+			unpin_user_pages_dirty_lock(&b->pages[i], 1, test_bit(i, b->writable));
+	kfree(b);
+}
+
+/*
+ * Unpin up to ATC_REAP_BATCH dead pages of b, which no copy uses; the caller
+ * holds the lock, which this drops. Returns whether dead pages remain.
+ */
+static bool reap_some(struct copier_atcache *a, struct atc_block *b)
+	__releases(&a->lock)
+{
+	struct page *batch[ATC_REAP_BATCH];
+	bool dirty[ATC_REAP_BATCH], more;
+	unsigned int n = 0;
+	unsigned long i;
+
+	for_each_set_bit(i, b->dead, ATC_BLOCK_PAGES) {
+		if (n == ATC_REAP_BATCH)
+			break;
+		batch[n] = b->pages[i];
+		dirty[n] = test_bit(i, b->writable);
+		n++;
+		b->pages[i] = NULL;
+		__clear_bit(i, b->dead);
+		__clear_bit(i, b->writable);
+		b->npages--;
+		a->npinned--;
+	}
+	more = !bitmap_empty(b->dead, ATC_BLOCK_PAGES);
+	if (!more && b->on_reap) {
+		list_del(&b->reap);
+		b->on_reap = false;
+	}
+	spin_unlock(&a->lock);
+	for (i = 0; i < n; i++)
+		unpin_user_pages_dirty_lock(&batch[i], 1, dirty[i]);
+	return more;
+}
+
+/* Work: unpin dead pages of blocks no copy uses. */
+static void atc_reap(struct work_struct *w)
+{
+	struct copier_atcache *a = container_of(w, struct copier_atcache, reap_work);
+
+	for (;;) {
+		struct atc_block *b, *found = NULL;
+
+		spin_lock(&a->lock);
+		list_for_each_entry(b, &a->reap, reap)
+			if (!b->users) {
+				found = b;
+				break;
+			}
+		if (!found) {
+			spin_unlock(&a->lock);
+			return;
+		}
+		reap_some(a, found);
+	}
+}
+
+struct copier_atcache *copier_atc_create(struct mm_struct *mm)
+{
+	struct copier_atcache *a;
+
+	if (!atc_pages)
+		return NULL;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return NULL;
+	a->mm = mm;
+	spin_lock_init(&a->lock);
+	xa_init(&a->blocks);
+	INIT_LIST_HEAD(&a->lru);
+	INIT_LIST_HEAD(&a->reap);
+	INIT_WORK(&a->reap_work, atc_reap);
+	a->limit = atc_pages;
+	return a;
+}
+
+void copier_atc_destroy(struct copier_atcache *a)
+{
+	struct atc_block *b;
+	unsigned long idx;
+
+	if (!a)
+		return;
+	spin_lock(&a->lock);
+	xa_for_each(&a->blocks, idx, b) {
+		WARN_ON_ONCE(b->users);
+		b->evicted = true;
+	}
+	INIT_LIST_HEAD(&a->reap);
+	spin_unlock(&a->lock);
+	cancel_work_sync(&a->reap_work);
+	xa_for_each(&a->blocks, idx, b)
+		block_free(b);
+	xa_destroy(&a->blocks);
+	kfree(a);
+}
+
+/* The block at base, created (with its notifier) when missing. */
+static struct atc_block *block_get(struct copier_atcache *a, unsigned long base)
+{
+	struct atc_block *b = xa_load(&a->blocks, base >> ATC_BLOCK_SHIFT);
+	int ret;
+
+	if (b)
+		return b;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return NULL;
+	b->a = a;
+	b->base = base;
+	INIT_LIST_HEAD(&b->reap);
+	ret = mmu_interval_notifier_insert(&b->mni, a->mm, base, ATC_BLOCK_BYTES, &atc_ops);
+	if (ret) {
+		kfree(b);
+		return NULL;
+	}
+	if (xa_insert(&a->blocks, base >> ATC_BLOCK_SHIFT, b, GFP_KERNEL)) {
+		mmu_interval_notifier_remove(&b->mni);
+		kfree(b);
+		return NULL;
+	}
+	spin_lock(&a->lock);
+	list_add_tail(&b->lru, &a->lru);
+	spin_unlock(&a->lock);
+	return b;
+}
+
+/* Unlink an unused block from the cache; the caller holds the lock. */
+static void block_unlink(struct copier_atcache *a, struct atc_block *b)
+{
+	b->evicted = true;
+	list_del(&b->lru);
+	if (b->on_reap)
+		list_del(&b->reap);
+	a->npinned -= b->npages;
+	xa_erase(&a->blocks, b->base >> ATC_BLOCK_SHIFT);
+}
+
+/* Evict unused blocks (never keep) until need more pages fit. */
+static bool make_room(struct copier_atcache *a, struct atc_block *keep, unsigned long need)
+{
+	for (;;) {
+		struct atc_block *b, *victim = NULL;
+
+		spin_lock(&a->lock);
+		if (a->npinned + need <= a->limit) {
+			spin_unlock(&a->lock);
+			return true;
+		}
+		list_for_each_entry(b, &a->lru, lru)
+			if (!b->users && b != keep) {
+				victim = b;
+				break;
+			}
+		if (!victim) {
+			spin_unlock(&a->lock);
+			return false;
+		}
+		block_unlink(a, victim);
+		spin_unlock(&a->lock);
+		block_free(victim);
+	}
+}
+
+/* Drop a block that caches nothing and no copy uses (after a failed pin). */
+static void block_drop_if_empty(struct copier_atcache *a, struct atc_block *b)
+{
+	bool drop;
+
+	spin_lock(&a->lock);
+	drop = !b->npages && !b->users;
+	if (drop)
+		block_unlink(a, b);
+	spin_unlock(&a->lock);
+	if (drop)
+		block_free(b);
+}
+
+/* Private anonymous memory all along [va, end)? The caller holds mmap_lock. */
+static bool range_cacheable(struct mm_struct *mm, unsigned long va, unsigned long end)
+{
+	while (va < end) {
+		struct vm_area_struct *vma = vma_lookup(mm, va);
+
+		if (!vma || !vma_is_anonymous(vma) ||
+		    vma->vm_flags & (VM_SHARED | VM_IO | VM_PFNMAP | VM_MIXEDMAP))
+			return false;
+		va = vma->vm_end;
+	}
+	return true;
+}
+
+static int gup(struct mm_struct *mm, unsigned long va, unsigned long n, bool write,
+	       struct page **out)
+{
+	unsigned long got = 0;
+
+	while (got < n) {
+		long ret = pin_user_pages_remote(mm, va + got * PAGE_SIZE, n - got,
+						 write ? FOLL_WRITE : 0, out + got, NULL, NULL);
+
+		if (ret <= 0) {
+			if (got)
+				unpin_user_pages(out, got);
+			return ret ? (int)ret : -EFAULT;
+		}
+		got += ret;
+	}
+	return 0;
+}
+
+/* Pages [i0, i0 + n) of block b into out; takes one @users on success. */
+static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long i0,
+		    unsigned long n, bool write, struct page **out)
+{
+	unsigned long va = b->base + (i0 << PAGE_SHIFT), i;
+	int tries, ret;
+
+	for (tries = 0; tries < ATC_RETRIES; tries++) {
+		unsigned long need = 0, nextra = 0, fresh = 0;
+		struct page **extra;
+		bool upgrade = false;
+		unsigned long seq;
+
+		spin_lock(&a->lock);
+		if (!b->users && !bitmap_empty(b->dead, ATC_BLOCK_PAGES)) {
+			/* unpin what the notifier killed now, not when the work runs */
+			while (reap_some(a, b))
+				spin_lock(&a->lock);
+			spin_lock(&a->lock);
+		}
+		for (i = i0; i < i0 + n; i++) {
+			if (test_bit(i, b->dead))
+				break;
+			if (!test_bit(i, b->valid)) {
+				need++;
+			} else if (write && !test_bit(i, b->writable)) {
+				need++;
+				upgrade = true;
+			}
+		}
+		if (i < i0 + n || (upgrade && b->users)) {
+			/* a dead slot, or a read pin another copy still uses */
+			spin_unlock(&a->lock);
+			return -EOPNOTSUPP;
+		}
+		if (!need) {
+			memcpy(out, &b->pages[i0], n * sizeof(*out));
+			b->users++;
+			a->stats.hits += n;
+			list_move_tail(&b->lru, &a->lru);
+			spin_unlock(&a->lock);
+			return 0;
+		}
+		spin_unlock(&a->lock);
+
+		if (!make_room(a, b, need))
+			return -EOPNOTSUPP;
+		/* pins installed twice or replaced, unpinned after the lock */
+		extra = kmalloc_array(n, sizeof(*extra), GFP_KERNEL);
+		if (!extra)
+			return -ENOMEM;
+		seq = mmu_interval_read_begin(&b->mni);
+		mmap_read_lock(a->mm);
+		ret = range_cacheable(a->mm, va, va + (n << PAGE_SHIFT)) ?
+			gup(a->mm, va, n, write, out) : -EOPNOTSUPP;
+		mmap_read_unlock(a->mm);
+		if (ret) {
+			kfree(extra);
+			return ret;
+		}
+
+		spin_lock(&a->lock);
+		if (mmu_interval_read_retry(&b->mni, seq)) {
+			spin_unlock(&a->lock);
+			unpin_user_pages(out, n);
+			kfree(extra);
+			continue;
+		}
+		for (i = i0; i < i0 + n; i++) {
+			struct page **slot = &b->pages[i];
+			struct page *p = out[i - i0];
+
+			if (test_bit(i, b->valid) && (!write || test_bit(i, b->writable))) {
+				/* already cached: no invalidation ran, so the same page */
+				WARN_ON_ONCE(*slot != p);
+				extra[nextra++] = p;
+			} else if (test_bit(i, b->valid)) {
+				extra[nextra++] = *slot;	/* the read pin, unused (users 0) */
+				*slot = p;
+				__set_bit(i, b->writable);
+				fresh++;
+			} else {
+				*slot = p;
+				__set_bit(i, b->valid);
+				if (write)
+					__set_bit(i, b->writable);
+				b->npages++;
+				a->npinned++;
+				fresh++;
+			}
+		}
+		b->users++;
+		a->stats.misses += fresh;
+		a->stats.hits += n - fresh;
+		list_move_tail(&b->lru, &a->lru);
+		spin_unlock(&a->lock);
+		if (nextra)
+			unpin_user_pages(extra, nextra);
+		kfree(extra);
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static void release_blocks(struct copier_atcache *a, unsigned long start, unsigned long end)
+{
+	unsigned long base;
+	bool kick = false;
+
+	for (base = start & ~(ATC_BLOCK_BYTES - 1); base < end; base += ATC_BLOCK_BYTES) {
+		struct atc_block *b = xa_load(&a->blocks, base >> ATC_BLOCK_SHIFT);
+
+		if (WARN_ON_ONCE(!b))
+			continue;
+		spin_lock(&a->lock);
+		if (!WARN_ON_ONCE(!b->users) && !--b->users && b->on_reap)
+			kick = true;
+		spin_unlock(&a->lock);
+	}
+	if (kick)
+		schedule_work(&a->reap_work);
+}
+
+int copier_atc_pin(struct copier_atcache *a, u64 addr, u64 len, bool write,
+		   struct page ***pagesp, unsigned long *np)
+{
+	unsigned long start = addr & PAGE_MASK, end = PAGE_ALIGN(addr + len), va;
+	unsigned long n = (end - start) >> PAGE_SHIFT;
+	struct page **pages;
+	int ret = 0;
+
+	if (!len || end < start)
+		return -EINVAL;
+	/* not cacheable: no block (and notifier) for it; pin_part checks again */
+	mmap_read_lock(a->mm);
+	ret = range_cacheable(a->mm, start, end) ? 0 : -EOPNOTSUPP;
+	mmap_read_unlock(a->mm);
+	if (ret)
+		return ret;
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (va = start; va < end;) {
+		unsigned long base = va & ~(ATC_BLOCK_BYTES - 1);
+		unsigned long stop = min(end, base + ATC_BLOCK_BYTES);
+		struct atc_block *b = block_get(a, base);
+
+		ret = b ? pin_part(a, b, (va - base) >> PAGE_SHIFT, (stop - va) >> PAGE_SHIFT,
+				   write, pages + ((va - start) >> PAGE_SHIFT)) :
+			  -ENOMEM;
+		if (ret) {
+			if (b)
+				block_drop_if_empty(a, b);
+			break;
+		}
+		va = stop;
+	}
+	if (ret) {
+		if (va > start)
+			release_blocks(a, start, va);
+		kvfree(pages);
+		return ret;
+	}
+	*pagesp = pages;
+	*np = n;
+	return 0;
+}
+
+void copier_atc_release(struct copier_atcache *a, u64 addr, u64 len, struct page **pages)
+{
+	release_blocks(a, addr & PAGE_MASK, PAGE_ALIGN(addr + len));
+	kvfree(pages);
+}
+
+void copier_atc_get_stats(struct copier_atcache *a, struct copier_atc_stats *s)
+{
+	spin_lock(&a->lock);
+	*s = a->stats;
+	spin_unlock(&a->lock);
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# VM test of copier.ko: builds the module against Debian's 6.1 kernel
+# headers and the static C tests, packs a busybox initramfs, boots that
+# kernel under QEMU (TCG unless a short probe shows KVM works), runs the
+# tests inside (init.sh) and judges the serial log: every test must pass,
+# and the kernel log must hold no oops, BUG, WARNING or lockdep report.
+#
+# Installs nothing: scripts/deps.sh provides linux-image-amd64,
+# linux-headers-amd64, qemu-system-x86, busybox-static and cpio.
+#
+# Environment: COPIER_VMTEST_KVER (kernel version, default: the newest 6.1
+# one with both headers and an image), COPIER_VMTEST_ACCEL (auto|tcg|kvm,
+# default auto), COPIER_VMTEST_TIMEOUT (seconds for the whole boot, 300),
+# COPIER_VMTEST_KEEP=1 keeps the work directory.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ka=$(cd "$here/.." && pwd)
+timeout_s=${COPIER_VMTEST_TIMEOUT:-300}
+accel=${COPIER_VMTEST_ACCEL:-auto}
+
+die() { echo "vmtest: $*" >&2; exit 2; }
+
+for tool in qemu-system-x86_64 cpio make gcc timeout; do
+	command -v "$tool" >/dev/null || die "missing $tool (run scripts/deps.sh)"
+done
+busybox=/bin/busybox
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' ||
+	die "missing busybox-static (run scripts/deps.sh)"
+
+kver=${COPIER_VMTEST_KVER:-}
+if [ -z "$kver" ]; then
+	for d in /lib/modules/6.1.*; do
+		v=$(basename "$d")
+		if [ -e "$d/build/Makefile" ] && [ -e "/boot/vmlinuz-$v" ]; then kver=$v; fi
+	done
+fi
+[ -n "$kver" ] || die "no Debian 6.1 kernel with headers (linux-image-amd64, linux-headers-amd64: run scripts/deps.sh)"
+kdir=/lib/modules/$kver/build
+vmlinuz=/boot/vmlinuz-$kver
+[ -e "$kdir/Makefile" ] || die "no headers for $kver at $kdir"
+[ -r "$vmlinuz" ] || die "cannot read $vmlinuz"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/copier-vmtest.XXXXXX")
+if [ "${COPIER_VMTEST_KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; else echo "vmtest: work dir $work" >&2; fi
+
+# 1. the module, built in a copy so the source tree stays clean
+mkdir -p "$work/kmod/copier"
+cp "$ka"/kmod/copier/Kbuild "$ka"/kmod/copier/*.[ch] "$work/kmod/copier/"
+mkdir -p "$work/abi" && cp -r "$ka/abi/include" "$work/abi/"
+mkdir -p "$work/kmod/swdma"
+cp "$ka"/kmod/swdma/Kbuild "$ka"/kmod/swdma/*.c "$work/kmod/swdma/"
+for m in copier swdma; do
+	make -s -C "$kdir" M="$work/kmod/$m" modules >>"$work/kbuild.log" 2>&1 || { cat "$work/kbuild.log" >&2; die "module build failed ($m)"; }
+done
+if grep -E 'warning:' "$work/kbuild.log" >&2; then die "module build has warnings"; fi
+
+# 2. the static tests
+mkdir -p "$work/root/t" "$work/root/bin"
+for t in "$here"/tests/t_*.c; do
+	gcc -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -pthread -fmacro-prefix-map="$here/tests/=" \
+		-I"$ka/abi/include" -o "$work/root/t/$(basename "$t" .c)" "$t" "$here/tests/copier_user.c"
+done
+
+# 3. the initramfs
+cp "$busybox" "$work/root/bin/busybox"
+cp "$here/init.sh" "$work/root/init"
+printf '#!/bin/busybox sh\n/bin/busybox echo VMTEST-KVM-OK\n/bin/busybox poweroff -f\n' >"$work/root/probe"
+chmod +x "$work/root/init" "$work/root/probe"
+cp "$work/kmod/copier/copier.ko" "$work/root/copier.ko"
+cp "$work/kmod/swdma/copier_swdma.ko" "$work/kmod/swdma/copier_swdma_test.ko" "$work/root/"
+(cd "$work/root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
+
+# 4. boot
+qemu=(qemu-system-x86_64 -m 512 -smp 2 -nographic -no-reboot -kernel "$vmlinuz"
+	-initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 oops=panic rdinit=/init quiet")
+if [ "$accel" = auto ]; then
+	accel=tcg
+	if [ -w /dev/kvm ] &&
+		timeout 8 "${qemu[@]}" -accel kvm -cpu max -append "console=ttyS0 panic=-1 rdinit=/probe" \
+			</dev/null 2>&1 | grep -q 'VMTEST-KVM-OK'; then
+		accel=kvm
+	else
+		echo "vmtest: KVM does not boot here (8 s probe), using TCG" >&2
+	fi
+fi
+echo "vmtest: kernel $kver, accel $accel, timeout ${timeout_s}s" >&2
+start=$(date +%s)
+rc=0
+timeout "$timeout_s" "${qemu[@]}" -accel "$accel" -cpu max </dev/null >"$work/console.log" 2>&1 || rc=$?
+echo "vmtest: VM ran $(( $(date +%s) - start ))s (qemu rc $rc)" >&2
+
+# 5. judge
+log=$work/console.log
+# drop carriage returns and the firmware's terminal escapes (ESC c, ESC [ ... X)
+tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt"
+grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
+fail=0
+expected="mounts insmod diff-ondemand diff-napi fair cglimit fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
+	swdma diff-swdma dma-swdma dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
+for t in $expected; do
+	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi
+done
+grep -q '^VMTEST-DONE' "$log.txt" || { echo "vmtest: the VM did not finish (timeout or crash)" >&2; fail=1; }
+if grep -nE 'Oops|BUG:|WARNING:|Call Trace|general protection|Kernel panic|possible circular locking|INFO: task .* blocked' "$log.txt" >&2; then
+	echo "vmtest: the kernel log reports a problem" >&2
+	fail=1
+fi
+if [ "$fail" != 0 ]; then
+	echo "vmtest: FAILED; last console lines:" >&2
+	tail -n 60 "$log.txt" >&2
+	exit 1
+fi
+echo "vmtest: all $(echo $expected | wc -w) checks passed" >&2

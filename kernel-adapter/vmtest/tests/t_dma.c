@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0 OR Apache-2.0
+/*
+ * The DMA path and the ATCache, through /dev/copier:
+ *
+ *   t_dma dma     a DMA_MEMCPY channel is in use: bytes_dma must grow
+ *   t_dma nodma   DMA is off (no channel, or dma=0): bytes_dma stays 0
+ *
+ * Cases:
+ * - differential copies over huge-page-backed buffers (physically
+ *   contiguous runs long enough for DMA) with random sizes and offsets,
+ *   checked against memcpy;
+ * - dependent chains in one round (a CPU copy, a DMA copy that reads it, CPU
+ *   copies that read the DMA's bytes): ring order holds across engines;
+ * - ATCache: copies that reuse buffers hit the cache; a munmap + mmap at
+ *   the same address (destination, then source) and an mremap are seen:
+ *   the copy lands in the new mapping and reads the new source, and the
+ *   notifier's invalidations are counted.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "copier_user.h"
+#include "vmtest.h"
+
+#define AREA (4u << 20)
+#define HUGE (2u << 20)
+#define INFLIGHT 32
+
+static unsigned long long seed = 0x243f6a8885a308d3ULL;
+
+/* AREA bytes, 2 MiB aligned, so that THP backs them with contiguous pages. */
+static unsigned char *map_huge(void)
+{
+	unsigned char *p = mmap(NULL, AREA + HUGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	a = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((void *)(a + AREA), (uintptr_t)p + HUGE - a);
+	madvise((void *)a, AREA, MADV_HUGEPAGE);
+	memset((void *)a, 0, AREA);
+	return (unsigned char *)a;
+}
+
+static struct copier_stats stats(struct cu_client *c)
+{
+	struct copier_stats s;
+
+	memset(&s, 0, sizeof(s));
+	CHECK(ioctl(c->fd, COPIER_IOC_STATS, &s) == 0, "COPIER_IOC_STATS");
+	return s;
+}
+
+static int64_t submit_retry(struct cu_client *c, void *d, const void *s, size_t n)
+{
+	int64_t pos;
+
+	while ((pos = cu_submit(c, d, s, n)) == -EAGAIN)
+		cu_wait(c, cu_tail(c));
+	CHECK(pos >= 0, "submit");
+	return pos;
+}
+
+/* One copy, waited for; the service (not the waiter) must have done it. */
+static void copy_sync(struct cu_client *c, void *d, const void *s, size_t n)
+{
+	CHECK(cu_wait(c, submit_retry(c, d, s, n)) == 0, "copy re-executed by the waiter");
+}
+
+static size_t rand_len(void)
+{
+	unsigned long long r = vmtest_rand(&seed);
+
+	switch (r % 4) {
+	case 0: return r >> 8 & 4095;
+	case 1: return (r >> 8 & 65535) + 1;
+	default: return (r >> 8) % (1u << 20) + 1;
+	}
+}
+
+static void differential(struct cu_client *c, unsigned char *src, unsigned char *dst,
+			 unsigned char *ref, int rounds)
+{
+	for (size_t i = 0; i < AREA; i += 8) {
+		unsigned long long v = vmtest_rand(&seed);
+
+		memcpy(src + i, &v, 8);
+	}
+	for (int r = 0; r < rounds; r++) {
+		int64_t pos[INFLIGHT];
+		size_t off = 0;
+		int n = 0;
+
+		memset(dst, 0x5a, AREA);
+		memset(ref, 0x5a, AREA);
+		while (n < INFLIGHT) {
+			size_t len = rand_len();
+			size_t doff = off + (vmtest_rand(&seed) & 255);
+			size_t soff = vmtest_rand(&seed) % (AREA - len);
+
+			if (doff + len > AREA)
+				break;
+			memcpy(ref + doff, src + soff, len);
+			pos[n++] = submit_retry(c, dst + doff, src + soff, len);
+			off = doff + len;
+		}
+		for (int k = n - 1; k >= 0; k--)
+			CHECK(cu_wait(c, pos[k]) == 0, "task %d re-executed", k);
+		CHECK(memcmp(dst, ref, AREA) == 0, "round %d differs from memcpy", r);
+	}
+}
+
+/*
+ * One round's worth, all in flight at once: t -> x head (short: CPU), then
+ * x -> y (long: DMA, reads what the CPU writes), y tail -> z and z -> w
+ * (short: CPU, read what the DMA writes). The dispatcher submits DMA
+ * before it runs CPU pieces, so only its conflict check keeps this order.
+ */
+static void chains(struct cu_client *c, unsigned char *a, unsigned char *b)
+{
+	const size_t big = 64 << 10, small = 3000;
+	unsigned char *x = a, *t = a + (2u << 20), *y = b, *z = b + (1u << 20), *w = a + (1u << 20);
+
+	for (int rep = 0; rep < 32; rep++) {
+		unsigned char head = (unsigned char)(100 + rep), body = (unsigned char)(rep + 1);
+		int64_t p[4];
+
+		memset(x, body, big);
+		memset(t, head, small);
+		memset(y, 0, big);
+		memset(z, 0, small);
+		memset(w, 0, small);
+		p[0] = submit_retry(c, x, t, small);
+		p[1] = submit_retry(c, y, x, big);
+		p[2] = submit_retry(c, z, y + big - small, small);
+		p[3] = submit_retry(c, w, z, small);
+		for (int k = 3; k >= 0; k--)
+			cu_wait(c, p[k]);
+		CHECK(y[0] == head && y[small - 1] == head && y[small] == body &&
+			      y[big - 1] == body && z[0] == body && w[small - 1] == body,
+		      "rep %d: a dependent copy ran out of order (y %d/%d z %d w %d)", rep, y[0],
+		      y[big - 1], z[0], w[small - 1]);
+	}
+}
+
+/* A fresh anonymous mapping exactly at addr. */
+static void remap_fixed(void *addr, size_t len)
+{
+	CHECK(munmap(addr, len) == 0, "munmap");
+	CHECK(mmap(addr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		   -1, 0) == addr,
+	      "mmap MAP_FIXED");
+}
+
+static void atcache(struct cu_client *c)
+{
+	const size_t len = 256 << 10;
+	unsigned char *s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *d = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct copier_stats s0, s1, s2;
+	unsigned char *moved, *target;
+
+	CHECK(s != MAP_FAILED && d != MAP_FAILED, "mmap");
+	memset(s, 1, len);
+	memset(d, 0, len);
+	s0 = stats(c);
+	for (int i = 0; i < 8; i++)
+		copy_sync(c, d, s, len);
+	s1 = stats(c);
+	CHECK(d[0] == 1 && d[len - 1] == 1, "reused copy");
+	CHECK(s1.atc_hits - s0.atc_hits >= 7 * 2 * (len / 4096),
+	      "reused buffers should hit the ATCache: %llu hits, %llu misses",
+	      (unsigned long long)(s1.atc_hits - s0.atc_hits),
+	      (unsigned long long)(s1.atc_misses - s0.atc_misses));
+
+	/* destination replaced: the copy must land in the new pages */
+	remap_fixed(d, len);
+	memset(s, 2, len);
+	copy_sync(c, d, s, len);
+	CHECK(d[0] == 2 && d[len / 2] == 2 && d[len - 1] == 2,
+	      "copy into a remapped destination went to the old pages (%d)", d[len / 2]);
+
+	/* source replaced: the copy must read the new pages */
+	remap_fixed(s, len);
+	memset(s, 3, len);
+	copy_sync(c, d, s, len);
+	CHECK(d[0] == 3 && d[len - 1] == 3, "copy from a remapped source read old pages (%d)", d[0]);
+
+	/* mremap the destination away; new memory at the old address */
+	target = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(target != MAP_FAILED, "mmap a target for mremap");
+	moved = mremap(d, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+	CHECK(moved == target, "mremap");
+	CHECK(mmap(d, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		      d,
+	      "mmap at the old address");
+	memset(s, 4, len);
+	copy_sync(c, d, s, len);
+	CHECK(d[0] == 4 && d[len - 1] == 4 && moved[0] == 3 && moved[len - 1] == 3,
+	      "after mremap: old address %d, moved pages %d (want 4, 3)", d[0], moved[0]);
+	memset(s, 5, len);
+	copy_sync(c, moved, s, len);
+	CHECK(moved[0] == 5 && d[0] == 4, "copy into the moved mapping: %d (old address %d)",
+	      moved[0], d[0]);
+
+	/* freed by the program (MADV_DONTNEED, as allocators do): zero-fill seen */
+	madvise(d, len, MADV_DONTNEED);
+	CHECK(d[0] == 0, "MADV_DONTNEED");
+	memset(s, 6, len);
+	copy_sync(c, d, s, len);
+	CHECK(d[0] == 6 && d[len - 1] == 6, "copy after MADV_DONTNEED went to the old pages");
+
+	/* shared memory is not cached (pinned per copy), and still copied */
+	{
+		unsigned char *sh = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		struct copier_stats a0 = stats(c), a1;
+
+		CHECK(sh != MAP_FAILED, "mmap shared");
+		memset(s, 7, len);
+		copy_sync(c, sh, s, len);
+		a1 = stats(c);
+		CHECK(sh[0] == 7 && sh[len - 1] == 7, "copy into shared memory");
+		CHECK(a1.atc_misses - a0.atc_misses == 0,
+		      "shared memory should not enter the ATCache (%llu misses)",
+		      (unsigned long long)(a1.atc_misses - a0.atc_misses));
+		munmap(sh, len);
+	}
+
+	s2 = stats(c);
+	CHECK(s2.atc_invalidated - s1.atc_invalidated >= 4 * (len / 4096),
+	      "the mmu notifier should have invalidated the replaced pages: %llu",
+	      (unsigned long long)(s2.atc_invalidated - s1.atc_invalidated));
+	printf("t_dma: atcache hits %llu misses %llu invalidated %llu\n",
+	       (unsigned long long)s2.atc_hits, (unsigned long long)s2.atc_misses,
+	       (unsigned long long)s2.atc_invalidated);
+	munmap(s, len);
+	munmap(d, len);
+	munmap(moved, len);
+}
+
+int main(int argc, char **argv)
+{
+	struct cu_client c;
+	struct copier_stats before, after;
+	unsigned char *src, *dst, *ref;
+	int want_dma;
+
+	if (argc != 2 || (strcmp(argv[1], "dma") && strcmp(argv[1], "nodma"))) {
+		fprintf(stderr, "usage: t_dma dma|nodma\n");
+		return 2;
+	}
+	want_dma = !strcmp(argv[1], "dma");
+	CHECK(cu_open(&c, 256) == 0, "cu_open");
+	if (vmtest_failures)
+		return vmtest_exit("t_dma");
+	src = map_huge();
+	dst = map_huge();
+	ref = map_huge();
+	before = stats(&c);
+	differential(&c, src, dst, ref, 6);
+	chains(&c, src, dst);
+	after = stats(&c);
+	printf("t_dma: %llu bytes, %llu by DMA\n",
+	       (unsigned long long)(after.bytes - before.bytes),
+	       (unsigned long long)(after.bytes_dma - before.bytes_dma));
+	if (want_dma)
+		CHECK(after.bytes_dma > before.bytes_dma, "no byte went through DMA");
+	else
+		CHECK(after.bytes_dma == 0, "DMA is off but carried %llu bytes",
+		      (unsigned long long)after.bytes_dma);
+	atcache(&c);
+	cu_close(&c);
+	return vmtest_exit("t_dma");
+}
