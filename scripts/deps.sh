@@ -34,6 +34,10 @@ PACKAGES=(
   clang-format-22
   # instruction-count gate (scripts/tests.d/65-callgrind-gate.sh)
   valgrind
+  # copier-abi's binding staleness test (kernel-adapter/abi/tests/uapi.rs):
+  # bindgen loads libclang at run time; the UAPI header includes <linux/types.h>
+  libclang1-22
+  linux-libc-dev
   # kernel-adapter/vmtest/run.sh: copier.ko built against Debian's 6.1
   # kernel and tested in a busybox VM under QEMU
   busybox-static

@@ -6,6 +6,14 @@
 //! depends on it without pulling the runtime into clang's address space.
 #![no_std]
 
+/// The UAPI header `include/linux/copier.h` as Rust: bindgen's output,
+/// committed (so no build needs libclang) and kept fresh by the
+/// `tests/uapi.rs` staleness test. Its `const _` blocks assert clang's sizes
+/// and offsets; [`tests`] pins the numbers the header promises.
+#[allow(non_camel_case_types, non_upper_case_globals, missing_docs)]
+#[allow(clippy::all, clippy::undocumented_unsafe_blocks)]
+pub mod uapi;
+
 /// Default segment size in bytes (DESIGN.md "segment": a power of two,
 /// default 4 KiB). A task of `len` bytes has `len.div_ceil(SEGMENT_SIZE)`
 /// segments, each with one bit in its descriptor's completion bitmap.
@@ -137,5 +145,46 @@ pub fn parse_bool(value: &str) -> Option<bool> {
         Some(false)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uapi::*;
+    use core::mem::{align_of, offset_of, size_of};
+
+    /// The sizes and offsets the header's comments promise (and that
+    /// `tests/layout.c` asserts in C): a change is an ABI break.
+    #[test]
+    fn uapi_layouts() {
+        assert_eq!((size_of::<copier_entry>(), align_of::<copier_entry>()), (48, 8));
+        assert_eq!(offset_of!(copier_entry, handler), 24);
+        assert_eq!(offset_of!(copier_entry, flags), 40);
+        assert_eq!((size_of::<copier_desc>(), align_of::<copier_desc>()), (288, 8));
+        assert_eq!(offset_of!(copier_desc, nsegs), 8);
+        assert_eq!(offset_of!(copier_desc, flags), 16);
+        assert_eq!(offset_of!(copier_desc, prefix), 20);
+        assert_eq!(offset_of!(copier_desc, done_count), 24);
+        assert_eq!(offset_of!(copier_desc, words), 32);
+        assert_eq!(size_of::<copier_desc_words>(), 16);
+        assert_eq!(COPIER_BITMAP_WORDS * 64, COPIER_MAX_SEGS);
+        assert_eq!(size_of::<copier_ring>(), 256);
+        assert_eq!(offset_of!(copier_ring, tail), 64);
+        assert_eq!(offset_of!(copier_ring, ingested), 128);
+        assert_eq!(offset_of!(copier_ring, entries), 192);
+        assert_eq!(size_of::<copier_sync_entry>(), 16);
+        assert_eq!(size_of::<copier_handler_entry>(), 40);
+        assert_eq!(size_of::<copier_setup>(), 64);
+        assert_eq!(offset_of!(copier_setup, map_len), 24);
+        assert_eq!(size_of::<copier_limits>(), 32);
+        assert_eq!(size_of::<copier_stats>(), 64);
+        assert_eq!(size_of::<copier_wait>(), 32);
+    }
+
+    /// The submit flags libcopier's C API takes are the header's.
+    #[test]
+    fn submit_flags_are_the_headers() {
+        assert_eq!(super::COPIER_LAZY, COPIER_F_LAZY);
+        assert_eq!(super::COPIER_MOVE, COPIER_F_MOVE);
     }
 }

@@ -87,7 +87,7 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         tasks: c.tasks.load(Ordering::Relaxed),
         bytes: c.bytes.load(Ordering::Relaxed),
-        inline: c.inline.load(Ordering::Relaxed) + crate::service::inline_total(),
+        inline: c.inline.load(Ordering::Relaxed) + crate::clients::inline_total(),
         absorbed_bytes: c.absorbed_bytes.load(Ordering::Relaxed),
         lazy_dropped: c.lazy_dropped.load(Ordering::Relaxed),
         csync_waits: c.csync.waits.load(Ordering::Relaxed),
@@ -143,5 +143,5 @@ pub fn reset() {
     for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes] {
         a.store(0, Ordering::Relaxed);
     }
-    crate::service::reset_inline_counts();
+    crate::clients::reset_inline_counts();
 }

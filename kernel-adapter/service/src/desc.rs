@@ -33,36 +33,40 @@
 //! task may have moved on re-validates `pos` before acting on what it read.
 
 use crate::primitive::{AtomicU32, AtomicU64, Ordering};
+use copier_abi::uapi;
 
 /// Most segments one task may have (bits per bitmap). Tasks longer than
 /// `MAX_SEGS` segments of the configured size use a larger segment size
 /// (`seg_shift` grows), so a descriptor is a fixed 2×128 bytes of bitmaps.
-pub const MAX_SEGS: usize = 1024;
-const WORDS: usize = MAX_SEGS / 64;
+pub const MAX_SEGS: usize = uapi::COPIER_MAX_SEGS as usize;
+const WORDS: usize = uapi::COPIER_BITMAP_WORDS as usize;
 
 /// `flags` bit: the copy of some segment faulted on an executor thread.
-pub const FAULTED: u32 = 1;
+pub const FAULTED: u32 = uapi::COPIER_D_FAULTED;
 /// `flags` bit: the tracker has ingested the task (edges are computed).
-pub const INGESTED: u32 = 2;
+pub const INGESTED: u32 = uapi::COPIER_D_INGESTED;
 /// `flags` bit: the task's segments have no pending dependencies left.
-pub const DEPS_CLEAR: u32 = 4;
+pub const DEPS_CLEAR: u32 = uapi::COPIER_D_DEPS_CLEAR;
 /// `flags` bit: the task was retired (removed from the tracker).
-pub const RETIRED: u32 = 8;
+pub const RETIRED: u32 = uapi::COPIER_D_RETIRED;
 /// `flags` bit: a lazy task dropped unexecuted (its destination was
 /// overwritten first); not counted as an executed task.
-pub const DROPPED: u32 = 16;
+pub const DROPPED: u32 = uapi::COPIER_D_DROPPED;
 /// `flags` bit: the task finished with a fault. Its fault was delivered to a
 /// waiting thread that left the runtime by `siglongjmp` (the program
 /// recovered from it, as from a faulting `memcpy`); its remaining segments
 /// are completed without copying, so it retires, releases its dependents
 /// and is never re-executed or re-raised. Set together with [`FAULTED`].
-pub const FAILED: u32 = 32;
+pub const FAILED: u32 = uapi::COPIER_D_FAILED;
 
 /// Per-task segment state; see the module docs for the protocol.
 ///
-/// `repr(C)`: the header, then word 0 of both bitmaps, fill the first 48
-/// bytes, so the producer's [`Descriptor::reset`] of a task of up to 64
-/// segments writes one cache line.
+/// The layout of `struct copier_desc` (`include/linux/copier.h`) with each
+/// field atomic, checked field by field at compile time against the
+/// bindgen struct (`uapi::copier_desc`). The header, then word 0 of both
+/// bitmaps, fill the first 48 bytes, so the producer's
+/// [`Descriptor::reset`] of a task of up to 64 segments writes one cache
+/// line.
 #[repr(C)]
 pub struct Descriptor {
     /// Generation: ring position of the task in this slot (`u64::MAX` when the
@@ -75,18 +79,28 @@ pub struct Descriptor {
     prefix: AtomicU32,
     /// Number of done segments; reaching `nsegs` elects the retirer.
     done_count: AtomicU32,
+    /// `copier_desc.reserved`: 0, never written.
+    reserved: AtomicU32,
     /// Claim and done bitmaps, word by word, interleaved so that a task of
     /// up to 64 segments (the common case) keeps its whole state in the
     /// descriptor's first cache line (see `Entry`'s layout).
     words: [Words; WORDS],
 }
 
-/// One word of each bitmap: segments `[64 w, 64 w + 64)`.
+/// One word of each bitmap: segments `[64 w, 64 w + 64)`
+/// (`struct copier_desc_words`).
 #[repr(C)]
 struct Words {
     claimed: AtomicU64,
     done: AtomicU64,
 }
+
+// The header's layout, field by field (loom's atomics are larger: the model
+// checks the protocol, not the layout).
+#[cfg(not(loom))]
+crate::layout::same_layout!(Descriptor = uapi::copier_desc { pos, nsegs, seg_shift, flags, prefix, done_count, reserved, words });
+#[cfg(not(loom))]
+crate::layout::same_layout!(Words = uapi::copier_desc_words { claimed, done });
 
 fn word_mask(lo: u32, hi: u32) -> u64 {
     // bits [lo, hi) of one word, 0 <= lo < hi <= 64
@@ -111,6 +125,7 @@ impl Descriptor {
             flags: AtomicU32::new(0),
             prefix: AtomicU32::new(0),
             done_count: AtomicU32::new(0),
+            reserved: AtomicU32::new(0),
             words: core::array::from_fn(|_| Words { claimed: AtomicU64::new(0), done: AtomicU64::new(0) }),
         }
     }

@@ -236,7 +236,7 @@ mod loom_tests {
         });
     }
 
-    /// The producer's lock-free csync (`service::own_pending_only`) reads
+    /// The producer's lock-free csync (`service::csync`, `own_pending_only`) reads
     /// what an ingest recorded about its tasks (the `FLAG_ABSORBS` bit and
     /// the redirects) once `ingested` covers them: the consumer publishes
     /// with `set_ingested` after writing, so a reader that sees the new

@@ -272,7 +272,7 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
     }
     // Not ours: chain to the previous handler (remembering it, in case it
     // leaves a waiter's re-executed copy by siglongjmp).
-    crate::service::note_fault_delivered();
+    note_fault_delivered();
     // SAFETY: OLD_* were written before INSTALLED; signal handlers may call
     // sigaction (async-signal-safe).
     unsafe {
@@ -295,8 +295,41 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
         }
         // the program's handler returned (it fixed the fault, e.g. by
         // mprotect): the copy retries and no fault was delivered
-        crate::service::note_fault_returned();
+        note_fault_returned();
     }
+}
+
+thread_local! {
+    /// The plain (fault-delivering) copy this thread is executing as a
+    /// waiter: `(task handle, first segment, end segment, state)` of the
+    /// claim it holds; state 0 none, 1 copying, 2 a SIGSEGV/SIGBUS was
+    /// delivered to the program meanwhile. No destructor (read from the
+    /// fault handler).
+    pub(crate) static REPLAY: core::cell::Cell<(u64, u32, u32, u8)> = const { core::cell::Cell::new((0, 0, 0, 0)) };
+}
+
+/// Fault handler: a fault that is not an executor's
+/// recoverable copy is being passed to the program's handler. If this thread
+/// is re-executing a faulted copy, remember that its fault was delivered.
+/// Async-signal-safe (one destructor-free thread-local).
+pub fn note_fault_delivered() {
+    let _ = REPLAY.try_with(|r| {
+        let v = r.get();
+        if v.3 == 1 {
+            r.set((v.0, v.1, v.2, 2));
+        }
+    });
+}
+
+/// Fault handler: the program's handler returned to the interrupted copy
+/// (undoes [`note_fault_delivered`]; the copy retries).
+pub fn note_fault_returned() {
+    let _ = REPLAY.try_with(|r| {
+        let v = r.get();
+        if v.3 == 2 {
+            r.set((v.0, v.1, v.2, 1));
+        }
+    });
 }
 
 #[cfg(test)]

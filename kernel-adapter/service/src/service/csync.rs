@@ -1,0 +1,366 @@
+//! `csync` and handle waits: a lock-free check that nothing is pending;
+//! else find the segments covering the range (the caller's own queue
+//! lock-free, or the tracker), promote them to the sync queue and help.
+
+use crate::clients::{client_at, entry, local, release_own, ring_of, Busy, NCLIENTS, nothing_pending};
+use crate::progress::wait_until;
+use crate::ring::Ring;
+use crate::sys::now_ns;
+use crate::task::{Entry, TaskRef, FLAG_ABSORBS};
+use crate::tracker::{seg_range, HANDLERS_QUEUED, TRACKER};
+use crate::gate;
+use crate::{fault, hooks, stats::COUNTERS};
+use core::sync::atomic::Ordering;
+use super::handlers::{HANDLERS_RUNNING, run_handlers, in_handler};
+use super::exec::{settle_abandoned_replay, Mode, drive, drive_all_pending};
+
+// -------------------------------------------------------------------- csync
+
+/// Wait until no pending copy touches the given ranges (`(addr, len,
+/// writers_only)`). Returns true when it had to wait.
+pub(crate) fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
+    let Some(_busy) = Busy::enter() else { return false };
+    let mut targets = Vec::new();
+    if let Some(waited) = own_fast_wait(ranges, count) {
+        return waited;
+    }
+    {
+        let mut g = TRACKER.lock();
+        g.ingest_all();
+        for &(a, n, w) in ranges {
+            g.collect(a, a.saturating_add(n), w, &mut targets);
+        }
+        if targets.is_empty() {
+            return false;
+        }
+        g.sync_queue.extend(targets.iter().copied());
+    }
+    // (no wake-up: this thread executes what nobody has claimed; a running
+    // service picks the promoted ranges from the sync queue)
+    fault::ensure_first();
+    let t0 = if count { now_ns() } else { 0 };
+    let mut budget = usize::MAX;
+    for &t in &targets {
+        drive(t, Mode::Waiter, &mut budget);
+    }
+    if count {
+        COUNTERS.csync.add(t0);
+    }
+    true
+}
+
+/// Most tasks of the caller's own queue the lock-free fast path scans.
+pub(crate) const FAST_SCAN: u64 = 32;
+
+/// Visit the address ranges task `e` accesses: `f(addr, len, task_off,
+/// is_write)`; the nominal source is always included (a superset of what an
+/// absorbing task reads), and the absorbed sources once the ingest recorded
+/// them ([`FLAG_ABSORBS`]).
+pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool)) {
+    let n = e.len();
+    f(e.dst(), n, 0, true);
+    f(e.src(), n, 0, false);
+    if e.flags.load(Ordering::Acquire) & FLAG_ABSORBS != 0 {
+        // SAFETY: FLAG_ABSORBS (Acquire) is set after the ingest wrote ext,
+        // which stays immutable until this thread reuses the slot.
+        for r in unsafe { &(*e.ext.get()).redirects } {
+            f(r.src, r.len, r.off, false);
+        }
+    }
+}
+
+/// The caller's own queue holds every pending task of the process, few,
+/// and all ingested (it ingests them itself when the tracker lock is free):
+/// return its ring and position range (`None` otherwise). Ingested, so
+/// every absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
+/// `Ring::ingested` is `Acquire`, after the ingest set the flag).
+pub(crate) fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
+    let (cptr, _) = local()?;
+    // SAFETY: leaked client.
+    let me = unsafe { cptr.as_ref()? };
+    let r = ring_of(me)?;
+    for i in 0..NCLIENTS.load(Ordering::Acquire) {
+        if i != me.idx as usize {
+            if let Some(o) = client_at(i).and_then(ring_of) {
+                if o.head() != o.tail() {
+                    return None;
+                }
+            }
+        }
+    }
+    let (t, h) = (r.tail(), r.head());
+    if h - t > FAST_SCAN {
+        return None;
+    }
+    if r.ingested() != h {
+        // ingest them here, unless the lock is busy (the service holds it
+        // only between copies)
+        TRACKER.try_lock()?.ingest_all();
+        if r.ingested() != h {
+            return None;
+        }
+    }
+    Some((r, t, h))
+}
+
+/// Lock-free `csync`: when the caller's own queue holds every pending task
+/// (the common single-producer case), find the segments covering the ranges
+/// by scanning those tasks instead of taking the tracker lock, and help or
+/// wait for them. `None` when the fast path does not apply.
+pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
+    let (r, t, h) = own_pending_only()?;
+    let mut targets: [(TaskRef, u32, u32); 2 * FAST_SCAN as usize] = [(TaskRef { client: 0, pos: 0 }, 0, 0); 2 * FAST_SCAN as usize];
+    let mut k = 0;
+    let me = local().map(|(c, _)| c)?;
+    // SAFETY: leaked client.
+    let idx = unsafe { (*me).idx };
+    for p in t..h {
+        let e = r.slot(p);
+        let d = &e.desc;
+        // (pos and the shift are on the slot's first line, which only this
+        // thread writes; the done bits are read for overlapping tasks only)
+        if d.pos() != p {
+            continue;
+        }
+        let shift = d.seg_shift();
+        let (mut lo, mut hi) = (u32::MAX, 0u32);
+        task_ranges(e, |a, l, off, is_write| {
+            for &(ra, rn, writers_only) in ranges {
+                if writers_only && !is_write {
+                    continue;
+                }
+                let x = a.max(ra);
+                let y = (a + l).min(ra.saturating_add(rn));
+                if x < y {
+                    let (slo, shi) = seg_range(off + (x - a), y - x, shift);
+                    lo = lo.min(slo);
+                    hi = hi.max(shi);
+                }
+            }
+        });
+        if lo < hi && !d.is_done(p, lo, hi) && k < targets.len() {
+            targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+            k += 1;
+        }
+    }
+    if k == 0 {
+        return Some(false);
+    }
+    // this thread may execute them: our fault handler in front (the
+    // program may have replaced it since they were ingested)
+    fault::ensure_first();
+    let t0 = if count { now_ns() } else { 0 };
+    let mut budget = usize::MAX;
+    for &t in &targets[..k] {
+        drive(t, Mode::Waiter, &mut budget);
+    }
+    if count {
+        COUNTERS.csync.add(t0);
+    }
+    Some(true)
+}
+
+/// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
+/// address `>= from` that a pending segment of the caller's tasks touches.
+pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
+    let (r, t, h) = own_pending_only()?;
+    let mut end = usize::MAX;
+    for p in t..h {
+        let e = r.slot(p);
+        let d = &e.desc;
+        // (a retired task's segments are all done: no first_undone)
+        if d.pos() != p {
+            continue;
+        }
+        let shift = d.seg_shift();
+        task_ranges(e, |a, l, off, _| {
+            if a + l <= from || a >= end {
+                return;
+            }
+            let skip = from.saturating_sub(a);
+            let (lo, hi) = seg_range(off + skip, l - skip, shift);
+            if let Some(k) = d.first_undone(lo, hi) {
+                let seg_start = if shift >= 63 { 0 } else { (k as usize) << shift };
+                end = end.min(a + seg_start.saturating_sub(off).max(skip));
+            }
+        });
+    }
+    Some(end)
+}
+
+/// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
+/// `[addr, addr + n)`.
+pub fn csync(addr: usize, n: usize) {
+    // An abandoned replay's task is still queued (a gate hold, not retired),
+    // so the settle belongs on the waiting path only, off the finished-data
+    // fast path.
+    if n != 0 && !gate::no_holds() && !nothing_pending() {
+        settle_abandoned_replay();
+        wait_ranges(&[(addr, n, false)], true);
+    }
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+        f(addr, n);
+    }
+}
+
+/// `csync_all()`: return once every copy submitted before the call (by any
+/// thread) is complete and its completion handler has run.
+///
+/// Called from inside a completion handler, it still waits for every
+/// earlier copy and runs the queued handlers (on this thread), but does not
+/// wait for handlers that are already running — its own caller is one, and a
+/// handler another thread runs may itself be waiting in `csync_all` (both
+/// would wait forever).
+pub fn csync_all() {
+    settle_abandoned_replay();
+    // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
+    // the slot (tail), and a handler runner counts itself in
+    // HANDLERS_RUNNING before it takes the handler off the queue.
+    let nested = in_handler();
+    if !(gate::no_holds() || nothing_pending()) || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || (!nested && HANDLERS_RUNNING.load(Ordering::Acquire) != 0) {
+        if let Some(_busy) = Busy::enter() {
+            let t0 = now_ns();
+            let waited = drive_all_pending();
+            run_handlers();
+            if !nested {
+                wait_until(|| HANDLERS_RUNNING.load(Ordering::Acquire) == 0);
+            }
+            release_own();
+            if waited {
+                COUNTERS.csync.add(t0);
+            }
+        }
+    }
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync_all) {
+        f();
+    }
+}
+
+/// `csync_ready_end(addr, n)`: wait like `csync`, then return `end >= addr +
+/// n` such that no pending copy writes or reads `[addr, end)` (`usize::MAX`
+/// when nothing is pending). Under a registered checker, exactly `addr + n`.
+pub fn csync_ready_end(addr: usize, n: usize) -> usize {
+    settle_abandoned_replay();
+    let want = addr.saturating_add(n);
+    if n != 0 && !gate::no_holds() && !nothing_pending() {
+        wait_ranges(&[(addr, n, false)], true);
+    }
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+        f(addr, n);
+        return want;
+    }
+    if gate::no_holds() || nothing_pending() {
+        return usize::MAX;
+    }
+    if let Some(end) = own_fast_window(want) {
+        return end.max(want);
+    }
+    let Some(_busy) = Busy::enter() else { return want };
+    let mut g = TRACKER.lock();
+    // Copies still in a submission ring are pending too: with `n == 0`
+    // nothing above waited (and so ingested), and the range map alone would
+    // report an empty window.
+    g.ingest_all();
+    const MAX_RUNS: usize = 16;
+    let runs = g.map.runs_from(want, MAX_RUNS);
+    let mut end = usize::MAX;
+    for (s, e, w, readers) in &runs {
+        for acc in w.iter().chain(readers.iter()) {
+            let d = &entry(acc.t).desc;
+            if d.pos() != acc.t.pos {
+                continue;
+            }
+            let a = (*s).max(want);
+            let off = acc.off + (a - s);
+            let (lo, hi) = seg_range(off, e - a, d.seg_shift());
+            if let Some(k) = d.first_undone(lo, hi) {
+                let seg_start = if d.seg_shift() >= 63 { 0 } else { (k as usize) << d.seg_shift() };
+                end = end.min(a + seg_start.saturating_sub(off));
+            }
+        }
+        if end != usize::MAX {
+            break;
+        }
+    }
+    if end == usize::MAX && runs.len() >= MAX_RUNS {
+        // looked at MAX_RUNS runs past `want` without finding a pending byte;
+        // stop the window at the last one examined
+        end = runs.last().map_or(usize::MAX, |r| r.1);
+    }
+    end.max(want)
+}
+
+pub(crate) fn handle_entry(h: u64) -> Result<Option<(TaskRef, &'static Entry)>, ()> {
+    let Some(t) = TaskRef::from_handle(h) else { return Ok(None) };
+    let c = client_at(t.client as usize).ok_or(())?;
+    let r = ring_of(c).ok_or(())?;
+    if t.pos >= r.head() {
+        return Err(());
+    }
+    Ok(Some((t, r.slot(t.pos))))
+}
+
+/// True when `[offset, offset + len)` lies inside a copy of `n` bytes (an
+/// empty range may sit at `n`).
+pub(crate) fn range_inside(offset: usize, len: usize, n: usize) -> bool {
+    offset <= n && len <= n - offset
+}
+
+/// `copier_wait(h, offset, len)`: wait until the task's bytes `[offset,
+/// offset + len)` are copied. Returns 0; -1 (`EINVAL`-style) for a handle
+/// that was never issued, or for a range not inside the copy while the
+/// task's slot still holds it (a recycled slot no longer knows the length:
+/// the handle then reads as complete, 0).
+pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
+    settle_abandoned_replay();
+    let Ok(x) = handle_entry(h) else { return -1 };
+    let Some((t, e)) = x else { return 0 };
+    let d = &e.desc;
+    let n = e.len();
+    if d.pos() != t.pos {
+        return 0;
+    }
+    if !range_inside(offset, len, n) {
+        // (a slot reused meanwhile read as complete)
+        return if d.pos() != t.pos { 0 } else { -1 };
+    }
+    if len > 0 {
+        let (lo, hi) = seg_range(offset, len, d.seg_shift());
+        if !d.is_done(t.pos, lo, hi) {
+            if let Some(_busy) = Busy::enter() {
+                let t0 = now_ns();
+                TRACKER.lock().sync_queue.push_back((t, lo, hi));
+                fault::ensure_first();
+                drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
+                COUNTERS.csync.add(t0);
+            }
+        }
+        if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+            f(e.dst() + offset, len);
+        }
+    }
+    0
+}
+
+/// `copier_query(h, offset, len)`: 1 when the bytes are copied, 0 when
+/// pending, -1 for a handle that was never issued or a range not inside
+/// the copy (checked as in [`wait_handle`]). Never blocks.
+pub fn query_handle(h: u64, offset: usize, len: usize) -> i32 {
+    settle_abandoned_replay();
+    let Ok(x) = handle_entry(h) else { return -1 };
+    let Some((t, e)) = x else { return 1 };
+    let d = &e.desc;
+    let n = e.len();
+    if d.pos() != t.pos {
+        return 1;
+    }
+    if !range_inside(offset, len, n) {
+        return if d.pos() != t.pos { 1 } else { -1 };
+    }
+    if len == 0 {
+        return 1;
+    }
+    let (lo, hi) = seg_range(offset, len, d.seg_shift());
+    i32::from(d.is_done(t.pos, lo, hi))
+}
+
