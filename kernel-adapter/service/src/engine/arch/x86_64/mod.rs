@@ -248,7 +248,9 @@ unsafe fn vec_8x(dst: *mut u8, src: *const u8, n: usize) {
 }
 
 /// Overlap-safe move: forward `rep movsb` when `dst < src` (its architectural
-/// semantics are byte-sequential), backward otherwise.
+/// semantics are byte-sequential); backward in 32-byte SSE blocks when the
+/// destination lies at least 32 bytes above the source, else a backward
+/// byte-sequential `rep movsb` (which runs about 8x slower than memmove).
 ///
 /// # Safety
 /// Both ranges valid for `n` bytes.
@@ -256,6 +258,30 @@ pub(crate) unsafe fn move_overlapping(dst: *mut u8, src: *const u8, n: usize) {
     if (dst as usize) < (src as usize) {
         // SAFETY: forward rep movsb is a correct memmove when dst < src.
         unsafe { erms::rep_movsb(dst, src, n) };
+    } else if dst as usize - src as usize >= 32 {
+        // Backward in 32-byte blocks, last first: a block's load and store
+        // are disjoint (distance >= 32), and every block still to copy lies
+        // below the bytes written so far.
+        let mut end = n;
+        while end >= 32 {
+            end -= 32;
+            // SAFETY: [end, end + 32) of both ranges (caller's contract).
+            unsafe {
+                core::arch::asm!(
+                    "movdqu {a}, [{s}]",
+                    "movdqu {b}, [{s} + 16]",
+                    "movdqu [{d}], {a}",
+                    "movdqu [{d} + 16], {b}",
+                    s = in(reg) src.add(end),
+                    d = in(reg) dst.add(end),
+                    a = out(xmm_reg) _,
+                    b = out(xmm_reg) _,
+                    options(nostack, preserves_flags)
+                );
+            }
+        }
+        // SAFETY: the head [0, end), end < 32 <= distance: disjoint ranges.
+        unsafe { erms::rep_movsb(dst, src, end) };
     } else {
         // SAFETY: backward byte-sequential copy from the last byte; DF is
         // restored before returning (the ABI requires DF clear).
