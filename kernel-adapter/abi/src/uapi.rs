@@ -9,6 +9,7 @@ pub const COPIER_BITMAP_WORDS: u32 = 16;
 pub const COPIER_F_LAZY: u32 = 1;
 pub const COPIER_F_MOVE: u32 = 2;
 pub const COPIER_F_BARRIER: u32 = 4;
+pub const COPIER_F_KNOWN: u32 = 7;
 pub const COPIER_D_FAULTED: u32 = 1;
 pub const COPIER_D_INGESTED: u32 = 2;
 pub const COPIER_D_DEPS_CLEAR: u32 = 4;
@@ -71,7 +72,7 @@ const _: () = {
     ["Offset of field: copier_desc_words::done"]
         [::core::mem::offset_of!(copier_desc_words, done) - 8usize];
 };
-#[doc = " Per-task segment state (288 bytes). The header and word 0 of both\n bitmaps fill the first 48 bytes, so a task of up to 64 segments keeps\n its whole state on one cache line."]
+#[doc = " Per-task segment state (288 bytes). The submitter resets it (pos,\n nsegs, seg_shift, zero flags, prefix, done_count and the task's bitmap\n words) before it publishes the copy ring's head; executors then set\n claim and done bits, prefix, done_count and flags. The header and word 0 of both\n bitmaps fill the first 48 bytes, so a task of up to 64 segments keeps\n its whole state on one cache line."]
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct copier_desc {
@@ -79,7 +80,7 @@ pub struct copier_desc {
     pub pos: __u64,
     #[doc = " segments of the current task, 1..COPIER_MAX_SEGS"]
     pub nsegs: __u32,
-    #[doc = " a segment is 1 << seg_shift bytes"]
+    #[doc = " a segment is 1 << seg_shift bytes; copier.ko takes 6..24\n and nsegs == DIV_ROUND_UP(len, 1 << seg_shift)"]
     pub seg_shift: __u32,
     #[doc = " COPIER_D_*"]
     pub flags: __u32,

@@ -259,7 +259,9 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 		c->exec_pos++;
 		return false;
 	}
-	if (nsegs < 1 || nsegs > COPIER_MAX_SEGS) {
+	if (nsegs < 1 || nsegs > COPIER_MAX_SEGS ||
+	    (flags & ~COPIER_F_KNOWN) || READ_ONCE(e->reserved)) {
+		/* unknown flags or a set reserved word: hand it back */
 		task_fault(c, d);
 		c->exec_pos++;
 		return false;

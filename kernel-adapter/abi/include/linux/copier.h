@@ -31,10 +31,25 @@
 #define COPIER_MAX_SEGS 1024
 #define COPIER_BITMAP_WORDS (COPIER_MAX_SEGS / 64)
 
-/* copier_entry.flags, set by the submitter. */
+/*
+ * copier_entry.flags, set by the submitter. copier.ko finishes a task whose
+ * flags hold a bit outside COPIER_F_KNOWN, or whose reserved word is not 0,
+ * with COPIER_D_FAULTED (the submitter then copies it itself), so bits can
+ * be given a meaning later without old modules misreading them.
+ */
 #define COPIER_F_LAZY (1U << 0)      /* lazy copy: runs only when needed */
-#define COPIER_F_MOVE (1U << 1)      /* ranges may overlap (memmove) */
-#define COPIER_F_BARRIER (1U << 2)   /* orders the rings: no byte, see below */
+/*
+ * The ranges may overlap (memmove). copier.ko does not execute overlapping
+ * moves: it finishes them with COPIER_D_FAULTED for the submitter to run.
+ */
+#define COPIER_F_MOVE (1U << 1)
+/*
+ * Barrier: copies no byte; completes only once every earlier task of the
+ * ring has retired, and no later task starts before it completes. It
+ * orders copies submitted before a syscall against those after it.
+ */
+#define COPIER_F_BARRIER (1U << 2)
+#define COPIER_F_KNOWN (COPIER_F_LAZY | COPIER_F_MOVE | COPIER_F_BARRIER)
 
 /* copier_desc.flags, set by executors and the tracker. */
 #define COPIER_D_FAULTED (1U << 0)   /* a segment's copy faulted */
@@ -62,14 +77,18 @@ struct copier_desc_words {
 };
 
 /*
- * Per-task segment state (288 bytes). The header and word 0 of both
+ * Per-task segment state (288 bytes). The submitter resets it (pos,
+ * nsegs, seg_shift, zero flags, prefix, done_count and the task's bitmap
+ * words) before it publishes the copy ring's head; executors then set
+ * claim and done bits, prefix, done_count and flags. The header and word 0 of both
  * bitmaps fill the first 48 bytes, so a task of up to 64 segments keeps
  * its whole state on one cache line.
  */
 struct copier_desc {
 	__u64 pos;        /* generation: ring position, ~0 when never used */
 	__u32 nsegs;      /* segments of the current task, 1..COPIER_MAX_SEGS */
-	__u32 seg_shift;  /* a segment is 1 << seg_shift bytes */
+	__u32 seg_shift;  /* a segment is 1 << seg_shift bytes; copier.ko takes 6..24
+			   * and nsegs == DIV_ROUND_UP(len, 1 << seg_shift) */
 	__u32 flags;      /* COPIER_D_* */
 	__u32 prefix;     /* completed-prefix counter: leading done segments */
 	__u32 done_count; /* done segments; reaching nsegs elects the retirer */
