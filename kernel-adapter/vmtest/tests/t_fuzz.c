@@ -186,6 +186,11 @@ static void garbage_rings(void)
 	int64_t pos = cu_submit(&c, buf + 8192, buf, 4096);
 	CHECK(pos >= 0 && cu_wait(&c, pos) == 0 && buf[8192] == 3 && buf[8192 + 4095] == 3,
 	      "copy after the fuzz");
+	/* an unknown flag bit: the kernel hands the task back, the waiter copies */
+	memset(buf, 5, 4096);
+	pos = cu_submit_full(&c, buf + 16384, buf, 4096, 1U << 7, 0, 0);
+	CHECK(pos >= 0 && cu_wait(&c, pos) == 1 && buf[16384] == 5 && buf[16384 + 4095] == 5,
+	      "a task with an unknown flag is handed back and copied by the waiter");
 	cu_close(&c);
 	munmap(buf, 1 << 20);
 }
