@@ -219,11 +219,18 @@ pub fn apply_text(text: &str) -> Vec<String> {
     let mut errors = Vec::new();
     for token in text.split_whitespace() {
         let body = token.trim_start_matches('-');
-        let (name, value) = body.split_once('=').unwrap_or((body, "true"));
+        let (name, value, bare) = match body.split_once('=') {
+            Some((name, value)) => (name, value, false),
+            None => (body, "true", true),
+        };
         let Some(idx) = options.iter().position(|o| o.name == name) else {
             errors.push(format!("{ENV_VAR}: unknown option '{token}'; ignored"));
             continue;
         };
+        if bare && !matches!(options[idx].default, OptionDefault::Bool(_)) {
+            errors.push(format!("{ENV_VAR}: option '-{name}' needs a value ('-{name}=N'); ignored"));
+            continue;
+        }
         if let Err(want) = check_value(options[idx].default, value) {
             errors.push(format!("{ENV_VAR}: bad value '{value}' for option '-{name}' (expected {want}); ignored"));
             continue;

@@ -89,4 +89,15 @@ mod tests {
         assert!(apply_text("-copiergen-max-narrow=0x20").is_empty());
         assert_eq!(MAX_NARROW.uint(), 32);
     }
+
+    /// Trial finding: a bare numeric option was reported as "bad value
+    /// 'true'", a value the user never wrote. A bare flag still means true.
+    #[test]
+    fn a_bare_option_that_needs_a_value_says_so() {
+        let before = MAX_NARROW.uint();
+        let errors = apply_text("-copiergen-max-narrow -copiergen-guard-callees");
+        assert_eq!(MAX_NARROW.uint(), before);
+        assert!(GUARD_CALLEES.bool());
+        assert_eq!(errors, ["COPIERGEN_OPTIONS: option '-copiergen-max-narrow' needs a value ('-copiergen-max-narrow=N'); ignored"]);
+    }
 }
