@@ -938,6 +938,20 @@ pub fn rename_if_local(module: LLVMModuleRef, name: &CStr, fresh: &CStr) -> bool
     }
 }
 
+/// Whether `module` defines a function `name` (a body, not a declaration)
+/// with a linkage other than internal or private: its object file then
+/// defines the symbol, as a library that also defines it would.
+pub fn defines_external_function(module: LLVMModuleRef, name: &CStr) -> bool {
+    use inkwell::llvm_sys::LLVMLinkage::{LLVMInternalLinkage, LLVMPrivateLinkage};
+    // SAFETY: handle invariant; the name is NUL-terminated.
+    unsafe {
+        let f = c::LLVMGetNamedFunction(module, name.as_ptr());
+        !f.is_null()
+            && c::LLVMIsDeclaration(f) == 0
+            && !matches!(c::LLVMGetLinkage(f), LLVMInternalLinkage | LLVMPrivateLinkage)
+    }
+}
+
 /// Defines (once) the weak hidden pointer variable `name` initialised to
 /// `target`'s address: the object file then refers to `target` even when
 /// no code does, and every module's copy of `name` merges into one.

@@ -124,7 +124,7 @@ fi
 # them too). An external definition gets the pass's one warning, and the
 # program links and prints what clang's does; a `static` one gets none and
 # its copy goes asynchronous.
-conflict_warning="the module declares '"
+conflict_warning="the module defines '"
 for src in "$E2E"/link/*.c; do
   n=$(basename "$src" .c)
   for opt in -O0 -O2; do

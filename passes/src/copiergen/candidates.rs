@@ -198,7 +198,7 @@ impl SkipReason {
                 format!("function too large for the csync analysis ({q} alias queries, limit {m}, -copiergen-max-queries)")
             }
             SkipReason::Unreachable => "copy is unreachable".to_owned(),
-            SkipReason::RuntimeDeclConflict(n) => format!("the module declares '{n}' with another type than libcopier's, or as a variable"),
+            SkipReason::RuntimeDeclConflict(n) => format!("the module defines '{n}' itself, or declares it with another type than libcopier's or as a variable"),
             SkipReason::DefinedInModule => "the callee is defined in this module, not the C library's".to_owned(),
             SkipReason::NoOverlap { work, limit, sync, others } => {
                 let others = match others {

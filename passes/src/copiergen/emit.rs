@@ -90,14 +90,18 @@ impl Runtime {
 
     /// The first runtime symbol `module` defines or declares with another
     /// type than the pass needs (an entry point declared with other
-    /// parameters, or a variable of that name; a pending word that is a
+    /// parameters, defined by the module itself with any type, or a
+    /// variable of that name; a pending word that is a
     /// function or has another type), with the declaration the pass
     /// expects (`declare ptr @amemcpy(ptr, ptr, i64)`); `None` when the
     /// pass can declare them all.
     pub fn conflict(module: LLVMModuleRef) -> Option<(String, String)> {
         let b = Builder::new(module);
         for (name, ret, params) in Self::entries(&b) {
-            if !ir::can_declare(module, &CString::new(name).expect("symbol names have no NUL"), ret, &params) {
+            let c = CString::new(name).expect("symbol names have no NUL");
+            // A definition of its own, even of libcopier's type, would clash
+            // with libcopier's at the link (`void csync(void *, size_t)`).
+            if !ir::can_declare(module, &c, ret, &params) || ir::defines_external_function(module, &c) {
                 let params: Vec<String> = params.iter().map(|&t| ir::type_to_string(t)).collect();
                 return Some((name.to_owned(), format!("declare {} @{name}({})", ir::type_to_string(ret), params.join(", "))));
             }

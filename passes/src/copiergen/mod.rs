@@ -146,7 +146,7 @@ impl ModulePass for CopierGen {
                 None,
                 Severity::Warning,
                 &format!(
-                    "the module declares '{name}' with another type or as a variable, but libcopier's is '{expected}'; every copy of the module stays synchronous"
+                    "the module defines '{name}' itself, or declares it with another type or as a variable, but libcopier's is '{expected}'; every copy of the module stays synchronous"
                 ),
             );
             remark_every_copy(cx, &SkipReason::RuntimeDeclConflict(name));
