@@ -55,20 +55,20 @@ done
 if grep -E 'warning:' "$work/kbuild.log" >&2; then die "module build has warnings"; fi
 
 # 2. the static tests
-mkdir -p "$work/root/t" "$work/root/bin"
+mkdir -p "$work/initramfs/t" "$work/initramfs/bin"
 for t in "$here"/tests/t_*.c; do
 	gcc -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -pthread -fmacro-prefix-map="$here/tests/=" \
-		-I"$ka/abi/include" -o "$work/root/t/$(basename "$t" .c)" "$t" "$here/tests/copier_user.c"
+		-I"$ka/abi/include" -o "$work/initramfs/t/$(basename "$t" .c)" "$t" "$here/tests/copier_user.c"
 done
 
 # 3. the initramfs
-cp "$busybox" "$work/root/bin/busybox"
-cp "$here/init.sh" "$work/root/init"
-printf '#!/bin/busybox sh\n/bin/busybox echo VMTEST-KVM-OK\n/bin/busybox poweroff -f\n' >"$work/root/probe"
-chmod +x "$work/root/init" "$work/root/probe"
-cp "$work/kmod/copier/copier.ko" "$work/root/copier.ko"
-cp "$work/kmod/swdma/copier_swdma.ko" "$work/kmod/swdma/copier_swdma_test.ko" "$work/root/"
-(cd "$work/root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
+cp "$busybox" "$work/initramfs/bin/busybox"
+cp "$here/init.sh" "$work/initramfs/init"
+printf '#!/bin/busybox sh\n/bin/busybox echo VMTEST-KVM-OK\n/bin/busybox poweroff -f\n' >"$work/initramfs/probe"
+chmod +x "$work/initramfs/init" "$work/initramfs/probe"
+cp "$work/kmod/copier/copier.ko" "$work/initramfs/copier.ko"
+cp "$work/kmod/swdma/copier_swdma.ko" "$work/kmod/swdma/copier_swdma_test.ko" "$work/initramfs/"
+(cd "$work/initramfs" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
 
 # 4. boot
 qemu=(qemu-system-x86_64 -m 512 -smp 2 -nographic -no-reboot -kernel "$vmlinuz"

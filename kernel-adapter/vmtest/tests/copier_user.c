@@ -283,3 +283,12 @@ bool cu_pop_handler(struct cu_client *c, struct copier_handler_entry *out)
 	STORE_REL(&c->handler->tail, c->handler_tail);
 	return true;
 }
+
+int64_t cu_submit_retry(struct cu_client *c, void *dst, const void *src, size_t len, uint32_t flags)
+{
+	int64_t pos;
+
+	while ((pos = cu_submit_full(c, dst, src, len, flags, 0, 0)) == -EAGAIN)
+		cu_wait(c, cu_tail(c));
+	return pos;
+}

@@ -74,6 +74,12 @@ void cu_fail(struct cu_client *c, uint64_t pos);
 /* Oldest unretired position (the kernel's tail). */
 uint64_t cu_tail(struct cu_client *c);
 
+/*
+ * cu_submit_full without handler, waiting for the oldest task while the
+ * ring is full (-EAGAIN); other errors are returned as is.
+ */
+int64_t cu_submit_retry(struct cu_client *c, void *dst, const void *src, size_t len, uint32_t flags);
+
 /* Pop one handler ring entry; false when empty. */
 bool cu_pop_handler(struct cu_client *c, struct copier_handler_entry *out);
 

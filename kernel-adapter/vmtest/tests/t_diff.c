@@ -43,15 +43,6 @@ static void *map_anon(size_t len, int prot)
 	return p;
 }
 
-static int64_t submit_retry(struct cu_client *c, void *d, const void *s, size_t n, uint32_t f)
-{
-	int64_t pos;
-
-	while ((pos = cu_submit_full(c, d, s, n, f, 0, 0)) == -EAGAIN)
-		cu_wait(c, cu_tail(c));
-	return pos;
-}
-
 /* Random copies into disjoint destination slices, checked against memcpy. */
 static void random_copies(struct cu_client *c, int rounds)
 {
@@ -80,7 +71,7 @@ static void random_copies(struct cu_client *c, int rounds)
 			if (doff + len > AREA)
 				break;
 			memcpy(ref + doff, src + soff, len);
-			pos[n] = submit_retry(c, dst + doff, src + soff, len, 0);
+			pos[n] = cu_submit_retry(c, dst + doff, src + soff, len, 0);
 			CHECK(pos[n] >= 0, "submit");
 			n++;
 			off = doff + len;
@@ -104,9 +95,9 @@ static void barriers(struct cu_client *c)
 
 	for (int rep = 0; rep < 20; rep++) {
 		memset(x, rep + 1, len);
-		a = submit_retry(c, y, x, len, 0);
-		b = submit_retry(c, NULL, NULL, 0, COPIER_F_BARRIER);
-		m = submit_retry(c, z, y, len, 0);
+		a = cu_submit_retry(c, y, x, len, 0);
+		b = cu_submit_retry(c, NULL, NULL, 0, COPIER_F_BARRIER);
+		m = cu_submit_retry(c, z, y, len, 0);
 		cu_wait(c, m);
 		CHECK(cu_done(c, a) && cu_done(c, b), "barrier let a later task finish first");
 		CHECK(z[0] == rep + 1 && z[len - 1] == rep + 1, "copy after barrier saw old bytes");
@@ -126,13 +117,13 @@ static void moves_and_lazy(struct cu_client *c)
 	for (size_t i = 0; i < 2 * len; i++)
 		buf[i] = ref[i] = (unsigned char)(i * 7);
 	memmove(ref + 1000, ref, len);
-	pos = submit_retry(c, buf + 1000, buf, len, COPIER_F_MOVE);
+	pos = cu_submit_retry(c, buf + 1000, buf, len, COPIER_F_MOVE);
 	CHECK(cu_wait(c, pos) == 1, "overlapping move must come back to the caller");
 	CHECK(memcmp(buf, ref, 2 * len) == 0, "overlapping move differs from memmove");
 
 	memset(buf, 1, len);
 	memset(buf + len, 2, len);
-	pos = submit_retry(c, buf, buf + len, len, COPIER_F_LAZY);
+	pos = cu_submit_retry(c, buf, buf + len, len, COPIER_F_LAZY);
 	CHECK(cu_wait(c, pos) == 1, "lazy task must be executed by its csync");
 	CHECK(buf[0] == 2 && buf[len - 1] == 2, "lazy task not executed");
 	munmap(buf, 2 * len);
@@ -156,7 +147,7 @@ static void faults(struct cu_client *c)
 	munmap(hole, len);
 	memset(ok, 7, len);
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pos = submit_retry(c, cases[i].d, cases[i].s, len, 0);
+		pos = cu_submit_retry(c, cases[i].d, cases[i].s, len, 0);
 		CHECK(cu_settle(c, pos) == 1, "case %u: settled without a fault", i);
 		CHECK(cu_desc_flags(c, pos) & COPIER_D_FAULTED, "case %u: no fault reported", i);
 		cu_fail(c, pos);
@@ -178,7 +169,7 @@ static void big_task(struct cu_client *c)
 	for (size_t i = 0; i < len; i += 4096)
 		src[i] = (unsigned char)(i >> 12);
 	src[len - 1] = 0x77;
-	pos = submit_retry(c, dst + 1, src, len - 1, 0);
+	pos = cu_submit_retry(c, dst + 1, src, len - 1, 0);
 	CHECK(cu_wait(c, pos) == 0, "big task re-executed");
 	CHECK(memcmp(dst + 1, src, len - 1) == 0, "big task differs");
 	munmap(src, len);
@@ -195,7 +186,7 @@ static void demand_paging_and_handlers(struct cu_client *c)
 	int64_t pos;
 
 	memset(src, 0x5a, len);
-	pos = submit_retry(c, fresh, src, len, 0);
+	pos = cu_submit_retry(c, fresh, src, len, 0);
 	cu_wait(c, pos);
 	CHECK(fresh[0] == 0x5a && fresh[len - 1] == 0x5a, "untouched destination not filled");
 

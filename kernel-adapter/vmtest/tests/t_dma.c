@@ -62,10 +62,8 @@ static struct copier_stats stats(struct cu_client *c)
 
 static int64_t submit_retry(struct cu_client *c, void *d, const void *s, size_t n)
 {
-	int64_t pos;
+	int64_t pos = cu_submit_retry(c, d, s, n, 0);
 
-	while ((pos = cu_submit(c, d, s, n)) == -EAGAIN)
-		cu_wait(c, cu_tail(c));
 	CHECK(pos >= 0, "submit");
 	return pos;
 }
