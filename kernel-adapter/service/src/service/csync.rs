@@ -306,24 +306,36 @@ pub(crate) fn range_inside(offset: usize, len: usize, n: usize) -> bool {
     offset <= n && len <= n - offset
 }
 
+/// The task of handle `h` while its slot still holds it, for a range
+/// `[offset, offset + len)` inside the copy: `Ok(None)` when the handle
+/// reads as complete (its slot moved on, or the null handle), `Err` for a
+/// handle never issued or, while the slot still holds the task, a range
+/// not inside the copy (a recycled slot no longer knows the length).
+fn live_handle(h: u64, offset: usize, len: usize) -> Result<Option<(TaskRef, &'static Entry)>, ()> {
+    settle_abandoned_replay();
+    let Some((t, e)) = handle_entry(h)? else { return Ok(None) };
+    if e.desc.pos() != t.pos {
+        return Ok(None);
+    }
+    if !range_inside(offset, len, e.len()) {
+        // (a slot reused meanwhile reads as complete)
+        return if e.desc.pos() != t.pos { Ok(None) } else { Err(()) };
+    }
+    Ok(Some((t, e)))
+}
+
 /// `copier_wait(h, offset, len)`: wait until the task's bytes `[offset,
 /// offset + len)` are copied. Returns 0; -1 (`EINVAL`-style) for a handle
 /// that was never issued, or for a range not inside the copy while the
 /// task's slot still holds it (a recycled slot no longer knows the length:
 /// the handle then reads as complete, 0).
 pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
-    settle_abandoned_replay();
-    let Ok(x) = handle_entry(h) else { return -1 };
-    let Some((t, e)) = x else { return 0 };
+    let (t, e) = match live_handle(h, offset, len) {
+        Err(()) => return -1,
+        Ok(None) => return 0,
+        Ok(Some(x)) => x,
+    };
     let d = &e.desc;
-    let n = e.len();
-    if d.pos() != t.pos {
-        return 0;
-    }
-    if !range_inside(offset, len, n) {
-        // (a slot reused meanwhile read as complete)
-        return if d.pos() != t.pos { 0 } else { -1 };
-    }
     if len > 0 {
         let (lo, hi) = seg_range(offset, len, d.seg_shift());
         if !d.is_done(t.pos, lo, hi) {
@@ -346,17 +358,12 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
 /// pending, -1 for a handle that was never issued or a range not inside
 /// the copy (checked as in [`wait_handle`]). Never blocks.
 pub fn query_handle(h: u64, offset: usize, len: usize) -> i32 {
-    settle_abandoned_replay();
-    let Ok(x) = handle_entry(h) else { return -1 };
-    let Some((t, e)) = x else { return 1 };
+    let (t, e) = match live_handle(h, offset, len) {
+        Err(()) => return -1,
+        Ok(None) => return 1,
+        Ok(Some(x)) => x,
+    };
     let d = &e.desc;
-    let n = e.len();
-    if d.pos() != t.pos {
-        return 1;
-    }
-    if !range_inside(offset, len, n) {
-        return if d.pos() != t.pos { 1 } else { -1 };
-    }
     if len == 0 {
         return 1;
     }
