@@ -2,10 +2,9 @@
 //! else find the segments covering the range (the caller's own queue
 //! lock-free, or the tracker), promote them to the sync queue and help.
 
-use crate::clients::{client_at, entry, local, release_own, ring_of, Busy, NCLIENTS, nothing_pending};
+use crate::clients::{client_at, entry, local, release_own, ring_of, Busy, nothing_pending};
 use crate::progress::wait_until;
 use crate::ring::Ring;
-use crate::sys::now_ns;
 use crate::task::{Entry, TaskRef, FLAG_ABSORBS};
 use crate::tracker::{seg_range, HANDLERS_QUEUED, TRACKER};
 use crate::gate;
@@ -24,6 +23,10 @@ pub(crate) fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool 
     if let Some(waited) = own_fast_wait(ranges, count) {
         return waited;
     }
+    // (after the own queue: with many threads this looks at every queue)
+    if nothing_pending() {
+        return false;
+    }
     {
         let mut g = TRACKER.lock();
         g.ingest_all();
@@ -38,7 +41,7 @@ pub(crate) fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool 
     // (no wake-up: this thread executes what nobody has claimed; a running
     // service picks the promoted ranges from the sync queue)
     fault::ensure_first();
-    let t0 = if count { now_ns() } else { 0 };
+    let t0 = if count { COUNTERS.csync.start() } else { 0 };
     let mut budget = usize::MAX;
     for &t in &targets {
         drive(t, Mode::Waiter, &mut budget);
@@ -69,25 +72,27 @@ pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool
     }
 }
 
-/// The caller's own queue holds every pending task of the process, few,
-/// and all ingested (it ingests them itself when the tracker lock is free):
-/// return its ring and position range (`None` otherwise). Ingested, so
-/// every absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
+/// The caller's own queue, when it holds few tasks, all ingested (it
+/// ingests them itself when the tracker lock is free): its ring and
+/// position range (`None` otherwise: no queue of its own, too many tasks,
+/// or some not ingested while the lock is busy). Ingested, so every
+/// absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
 /// `Ring::ingested` is `Acquire`, after the ingest set the flag).
-pub(crate) fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
+///
+/// Other threads' queues are not looked at: a `csync` waits for the
+/// caller's own earlier copies only (and, through their edges, for what
+/// those depend on). By DESIGN.md's rule a thread csyncs a buffer (or a
+/// copy's source) before it hands it to another thread, so another
+/// thread's copy the caller may touch has completed; one it has not
+/// synced is that thread's own business (`capi::csync`: copies of
+/// different threads are ordered only through csync). So threads that
+/// each csync their own copies never meet on the tracker lock.
+#[inline]
+pub(crate) fn own_queue() -> Option<(&'static Ring<Entry>, u16, u64, u64)> {
     let (cptr, _) = local()?;
-    // SAFETY: leaked client.
+    // SAFETY: leaked client (or null).
     let me = unsafe { cptr.as_ref()? };
     let r = ring_of(me)?;
-    for i in 0..NCLIENTS.load(Ordering::Acquire) {
-        if i != me.idx as usize {
-            if let Some(o) = client_at(i).and_then(ring_of) {
-                if o.head() != o.tail() {
-                    return None;
-                }
-            }
-        }
-    }
     let (t, h) = (r.tail(), r.head());
     if h - t > FAST_SCAN {
         return None;
@@ -100,26 +105,41 @@ pub(crate) fn own_pending_only() -> Option<(&'static Ring<Entry>, u64, u64)> {
             return None;
         }
     }
-    Some((r, t, h))
+    Some((r, me.idx, t, h))
 }
 
-/// Lock-free `csync`: when the caller's own queue holds every pending task
-/// (the common single-producer case), find the segments covering the ranges
-/// by scanning those tasks instead of taking the tracker lock, and help or
-/// wait for them. `None` when the fast path does not apply.
+/// Quick reject of [`own_fast_wait`]'s scan: true when task `e`'s
+/// destination or nominal source overlaps one of `ranges`, or it absorbed
+/// (its redirects are then looked at in full).
+#[inline(always)]
+fn touches(e: &Entry, ranges: &[(usize, usize, bool)]) -> bool {
+    let (d, s, n) = (e.dst(), e.src(), e.len());
+    if e.flags.load(Ordering::Relaxed) & FLAG_ABSORBS != 0 {
+        return true;
+    }
+    ranges.iter().any(|&(a, l, _)| {
+        let b = a.saturating_add(l);
+        (d < b && a < d + n) || (s < b && a < s + n)
+    })
+}
+
+/// Lock-free `csync` ([`own_queue`]): find the segments of the caller's
+/// own tasks covering the ranges by scanning those tasks instead of taking
+/// the tracker lock, and help or wait for them. `None` when the fast path
+/// does not apply.
 pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
-    let (r, t, h) = own_pending_only()?;
+    let (r, idx, t, h) = own_queue()?;
+    if t == h {
+        return Some(false);
+    }
     let mut targets: [(TaskRef, u32, u32); 2 * FAST_SCAN as usize] = [(TaskRef { client: 0, pos: 0 }, 0, 0); 2 * FAST_SCAN as usize];
     let mut k = 0;
-    let me = local().map(|(c, _)| c)?;
-    // SAFETY: leaked client.
-    let idx = unsafe { (*me).idx };
     for p in t..h {
         let e = r.slot(p);
         let d = &e.desc;
         // (pos and the shift are on the slot's first line, which only this
         // thread writes; the done bits are read for overlapping tasks only)
-        if d.pos() != p {
+        if d.pos() != p || !touches(e, ranges) {
             continue;
         }
         let shift = d.seg_shift();
@@ -149,7 +169,7 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
     // this thread may execute them: our fault handler in front (the
     // program may have replaced it since they were ingested)
     fault::ensure_first();
-    let t0 = if count { now_ns() } else { 0 };
+    let t0 = if count { COUNTERS.csync.start() } else { 0 };
     let mut budget = usize::MAX;
     for &t in &targets[..k] {
         drive(t, Mode::Waiter, &mut budget);
@@ -163,7 +183,7 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
 /// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
 /// address `>= from` that a pending segment of the caller's tasks touches.
 pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
-    let (r, t, h) = own_pending_only()?;
+    let (r, _, t, h) = own_queue()?;
     let mut end = usize::MAX;
     for p in t..h {
         let e = r.slot(p);
@@ -194,7 +214,7 @@ pub fn csync(addr: usize, n: usize) {
     // An abandoned replay's task is still queued (a gate hold, not retired),
     // so the settle belongs on the waiting path only, off the finished-data
     // fast path.
-    if n != 0 && !gate::no_holds() && !nothing_pending() {
+    if n != 0 && !gate::no_holds() {
         settle_abandoned_replay();
         wait_ranges(&[(addr, n, false)], true);
     }
@@ -219,7 +239,7 @@ pub fn csync_all() {
     let nested = in_handler();
     if !(gate::no_holds() || nothing_pending()) || HANDLERS_QUEUED.load(Ordering::Acquire) != 0 || (!nested && HANDLERS_RUNNING.load(Ordering::Acquire) != 0) {
         if let Some(_busy) = Busy::enter() {
-            let t0 = now_ns();
+            let t0 = COUNTERS.csync.start();
             let waited = drive_all_pending();
             run_handlers();
             if !nested {
@@ -242,18 +262,21 @@ pub fn csync_all() {
 pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     settle_abandoned_replay();
     let want = addr.saturating_add(n);
-    if n != 0 && !gate::no_holds() && !nothing_pending() {
+    if n != 0 && !gate::no_holds() {
         wait_ranges(&[(addr, n, false)], true);
     }
     if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
         f(addr, n);
         return want;
     }
-    if gate::no_holds() || nothing_pending() {
+    if gate::no_holds() {
         return usize::MAX;
     }
     if let Some(end) = own_fast_window(want) {
         return end.max(want);
+    }
+    if nothing_pending() {
+        return usize::MAX;
     }
     let Some(_busy) = Busy::enter() else { return want };
     let mut g = TRACKER.lock();
@@ -340,7 +363,7 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
         let (lo, hi) = seg_range(offset, len, d.seg_shift());
         if !d.is_done(t.pos, lo, hi) {
             if let Some(_busy) = Busy::enter() {
-                let t0 = now_ns();
+                let t0 = COUNTERS.csync.start();
                 TRACKER.lock().sync_queue.push_back((t, lo, hi));
                 fault::ensure_first();
                 drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
