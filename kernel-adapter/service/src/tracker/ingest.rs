@@ -70,12 +70,13 @@ impl Tracker {
         // the read and the write, two searches and two inserts. (What the
         // steps below compute for such a task, without their allocations.)
         if flags & FLAG_OVERLAP == 0 && !self.map.overlaps(s, s + n) && !self.map.overlaps(d, d + n) {
-            let me = Acc { t, seq: ext.seq, off: 0 };
-            self.map.insert_fresh(s, s + n, me, false);
-            self.map.insert_fresh(d, d + n, me, true);
+            self.map.insert_task(s, d, n, Acc { t, seq: ext.seq, off: 0 });
             e.desc.set_flags(INGESTED | DEPS_CLEAR);
             return;
         }
+        // the visits below walk runs in address order
+        self.map.spill(s, s + n);
+        self.map.spill(d, d + n);
 
         // 1. source side: RAW on last writers, or absorb.
         let mut reads: Vec<(usize, usize, usize)> = Vec::new(); // (addr, len, task off)

@@ -139,10 +139,12 @@ impl Tracker {
         let ext = unsafe { &*e.ext.get() };
         // (these ranges are disjoint, except d and s of an overlapping move,
         // which has no redirects: each run is visited about once)
-        self.map.remove(d, d + n, t, ext.seq);
-        self.map.remove(s, s + n, t, ext.seq);
-        for r in &ext.redirects {
-            self.map.remove(r.src, r.src + r.len, t, ext.seq);
+        if !self.map.remove_task(t) {
+            self.map.remove(d, d + n, t, ext.seq);
+            self.map.remove(s, s + n, t, ext.seq);
+            for r in &ext.redirects {
+                self.map.remove(r.src, r.src + r.len, t, ext.seq);
+            }
         }
         if e.desc.flags() & DROPPED == 0 {
             COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
