@@ -10,7 +10,8 @@
 #
 #   bash bench/programs/manythreads.sh [--pairs N] [T ...]   (default 5 pairs; T: 8 64 200)
 #
-# Needs `cargo build --release` (target/release/copiergen). Not part of
+# Needs `cargo build --release` (target/release/copiergen, or COPIERGEN=path
+# to compare another build of it and its runtime). Not part of
 # scripts/test.sh; time it under the machine's exclusive lock.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +24,7 @@ for t in "${THREADS[@]}"; do
   case $t in '' | *[!0-9]*) echo "manythreads.sh: a thread count is a number, not $t" >&2; exit 2 ;; esac
   [ "$t" -le 300 ] || { echo "manythreads.sh: at most 300 threads, not $t" >&2; exit 2; }
 done
-CG=$ROOT/target/release/copiergen
+CG=${COPIERGEN:-$ROOT/target/release/copiergen}
 [ -x "$CG" ] || { echo "manythreads.sh: build first: cargo build --release" >&2; exit 1; }
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

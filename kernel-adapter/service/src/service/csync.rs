@@ -19,7 +19,6 @@ use super::exec::{settle_abandoned_replay, Mode, drive, drive_all_pending};
 /// writers_only)`). Returns true when it had to wait.
 pub(crate) fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool {
     let Some(_busy) = Busy::enter() else { return false };
-    let mut targets = Vec::new();
     if let Some(waited) = own_fast_wait(ranges, count) {
         return waited;
     }
@@ -27,11 +26,26 @@ pub(crate) fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool 
     if nothing_pending() {
         return false;
     }
+    // this thread's list of targets, reused (a nested wait, from a
+    // completion handler, finds it taken and starts an empty one)
+    let mut targets = TARGETS.try_with(|l| l.take()).unwrap_or_default();
+    targets.clear();
+    let waited = wait_tracked(ranges, count, &mut targets);
+    let _ = TARGETS.try_with(|l| l.set(targets));
+    waited
+}
+
+thread_local! {
+    static TARGETS: core::cell::Cell<Vec<(TaskRef, u32, u32)>> = const { core::cell::Cell::new(Vec::new()) };
+}
+
+/// [`wait_ranges`] through the tracker: every client's tasks.
+fn wait_tracked(ranges: &[(usize, usize, bool)], count: bool, targets: &mut Vec<(TaskRef, u32, u32)>) -> bool {
     {
         let mut g = TRACKER.lock();
         g.ingest_all();
         for &(a, n, w) in ranges {
-            g.collect(a, a.saturating_add(n), w, &mut targets);
+            g.collect(a, a.saturating_add(n), w, targets);
         }
         if targets.is_empty() {
             return false;
@@ -43,7 +57,7 @@ pub(crate) fn wait_ranges(ranges: &[(usize, usize, bool)], count: bool) -> bool 
     fault::ensure_first();
     let t0 = if count { COUNTERS.csync.start() } else { 0 };
     let mut budget = usize::MAX;
-    for &t in &targets {
+    for &t in targets.iter() {
         drive(t, Mode::Waiter, &mut budget);
     }
     if count {
@@ -88,12 +102,19 @@ pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool
 /// different threads are ordered only through csync). So threads that
 /// each csync their own copies never meet on the tracker lock.
 #[inline]
-pub(crate) fn own_queue() -> Option<(&'static Ring<Entry>, u16, u64, u64)> {
+pub(crate) fn own_queue() -> Option<Own> {
     let (cptr, _) = local()?;
     // SAFETY: leaked client (or null).
-    let me = unsafe { cptr.as_ref()? };
-    let r = ring_of(me)?;
+    let Some(me) = (unsafe { cptr.as_ref() }) else {
+        // never queued a copy (or has no client: its copies run
+        // synchronously)
+        return Some(Own::Empty);
+    };
+    let Some(r) = ring_of(me) else { return Some(Own::Empty) };
     let (t, h) = (r.tail(), r.head());
+    if t == h {
+        return Some(Own::Empty);
+    }
     if h - t > FAST_SCAN {
         return None;
     }
@@ -105,7 +126,16 @@ pub(crate) fn own_queue() -> Option<(&'static Ring<Entry>, u16, u64, u64)> {
             return None;
         }
     }
-    Some((r, me.idx, t, h))
+    Some(Own::Queue(r, me.idx, t, h))
+}
+
+/// The caller's own queue as [`own_queue`] found it.
+pub(crate) enum Own {
+    /// No task of its own pending.
+    Empty,
+    /// Its ring, client index and pending positions `[tail, head)`, all
+    /// ingested.
+    Queue(&'static Ring<Entry>, u16, u64, u64),
 }
 
 /// Quick reject of [`own_fast_wait`]'s scan: true when task `e`'s
@@ -128,10 +158,7 @@ fn touches(e: &Entry, ranges: &[(usize, usize, bool)]) -> bool {
 /// the tracker lock, and help or wait for them. `None` when the fast path
 /// does not apply.
 pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
-    let (r, idx, t, h) = own_queue()?;
-    if t == h {
-        return Some(false);
-    }
+    let Own::Queue(r, idx, t, h) = own_queue()? else { return Some(false) };
     let mut targets: [(TaskRef, u32, u32); 2 * FAST_SCAN as usize] = [(TaskRef { client: 0, pos: 0 }, 0, 0); 2 * FAST_SCAN as usize];
     let mut k = 0;
     for p in t..h {
@@ -183,7 +210,7 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
 /// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
 /// address `>= from` that a pending segment of the caller's tasks touches.
 pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
-    let (r, _, t, h) = own_queue()?;
+    let Own::Queue(r, _, t, h) = own_queue()? else { return Some(usize::MAX) };
     let mut end = usize::MAX;
     for p in t..h {
         let e = r.slot(p);
@@ -262,6 +289,11 @@ pub fn csync_all() {
 pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     settle_abandoned_replay();
     let want = addr.saturating_add(n);
+    // nothing of the caller's own pending (`own_queue`): a reader that
+    // checks every few bytes while other threads copy pays this only
+    if hooks::get().and_then(|h| h.on_sync).is_none() && (gate::no_holds() || matches!(own_queue(), Some(Own::Empty))) {
+        return usize::MAX;
+    }
     if n != 0 && !gate::no_holds() {
         wait_ranges(&[(addr, n, false)], true);
     }
