@@ -86,10 +86,11 @@ pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool
     }
 }
 
-/// The caller's own queue, when it holds few tasks, all ingested (it
-/// ingests them itself when the tracker lock is free): its ring and
-/// position range (`None` otherwise: no queue of its own, too many tasks,
-/// or some not ingested while the lock is busy). Ingested, so every
+/// The caller's own queue: [`Own::Empty`] when nothing of its own is
+/// pending (or it never queued a copy), else its tasks when they are few
+/// and all ingested (it ingests them itself when the tracker lock is
+/// free); `None` otherwise (too many tasks, some not ingested while the
+/// lock is busy, or the thread's locals are torn down). Ingested, so every
 /// absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
 /// `Ring::ingested` is `Acquire`, after the ingest set the flag).
 ///
