@@ -3,6 +3,8 @@
 //! the tracker (shadow state is driven by these program events only, never
 //! by when the service completes a copy).
 
+use std::cell::Cell;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
 use copier::hooks::{set_hooks, Hooks};
@@ -38,9 +40,14 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
         crate::report::overlap(dst, src, len, flags, id, stack.clone());
     }
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    SUBMITS.fetch_add(1, Relaxed);
     t.submit(dst, src, len, flags, tid, stack);
     LIVE.store(t.len(), Relaxed);
 }
+
+/// Submits seen so far (incremented under the tracker lock): a range that
+/// libcopier found complete stays complete while this is unchanged.
+static SUBMITS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// Set while [`wait_unsynced`] waits: the runtime's sync events on this
@@ -88,16 +95,49 @@ fn on_sync(addr: usize, len: usize) {
 /// see [`crate::tracker::Tracker::ready_window`].
 pub const READY_WINDOW: usize = 256;
 
-/// The deterministic ready window `(end, sync_end)` for
-/// `csync_ready_end(addr, n)` (`want = addr + n`); see
-/// [`crate::tracker::Tracker::ready_window`].
-pub fn ready_window(addr: usize, want: usize) -> (usize, usize) {
+/// Bytes past a window that [`ready_end`] waits for in one libcopier call
+/// (without telling the tracker), so that the windows of a front-to-back
+/// walk call libcopier once per this many bytes, not once per window.
+pub const READY_AHEAD: usize = 16 * 1024;
+
+thread_local! {
+    /// `(start, end, submits)`: this thread's last libcopier wait made
+    /// `[start, end)` complete when [`SUBMITS`] was `submits`.
+    static COMPLETE: Cell<(usize, usize, u64)> = const { Cell::new((0, 0, u64::MAX)) };
+}
+
+/// The ready window of an instrumented `csync_ready_end(addr, n)` (`n > 0`):
+/// syncs `[addr, sync_end)` for the tracker exactly as a `csync` there
+/// would (see [`crate::tracker::Tracker::ready_window`] for the window and
+/// its sync range) and returns the window's end (`usize::MAX` when nothing
+/// is pending). The bytes are made complete through libcopier, which is
+/// asked for up to [`READY_AHEAD`] bytes more of the same buffers at a time
+/// (the tracker's window rules with that length) and skipped while an
+/// earlier wait of this thread covers the sync range and no copy was
+/// submitted since. Reports see only the tracker's events, which are the
+/// same as with one libcopier call per window.
+pub fn ready_end(addr: usize, n: usize) -> usize {
     if LIVE.load(Relaxed) == 0 {
-        return (usize::MAX, want);
+        return usize::MAX;
     }
+    let want = addr.saturating_add(n);
     let _g = RuntimeGuard::enter();
-    let t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
-    t.ready_window(addr, want, READY_WINDOW)
+    let (end, sync_end, ahead) = {
+        let t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+        let (end, sync_end) = t.ready_window(addr, want, READY_WINDOW);
+        let done = COMPLETE.try_with(Cell::get).ok().is_some_and(|(a, b, k)| k == SUBMITS.load(Relaxed) && a <= addr && sync_end <= b);
+        let ahead = (!done).then(|| (t.ready_window(addr, want, READY_AHEAD).1.max(sync_end), SUBMITS.load(Relaxed)));
+        (end, sync_end, ahead)
+    };
+    if let Some((ahead_end, submits)) = ahead {
+        // Outside the lock: the service's engines take it (interceptors).
+        wait_unsynced(addr, ahead_end - addr);
+        let _ = COMPLETE.try_with(|c| c.set((addr, ahead_end, submits)));
+    }
+    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    t.sync(addr, sync_end - addr);
+    LIVE.store(t.len(), Relaxed);
+    end
 }
 
 fn on_sync_all() {
