@@ -198,8 +198,7 @@ void cg_register_module_pass(CgPassBuilder *CPB, const char *NamePtr,
           Phase == ThinOrFullLTOPhase::ThinLTOPostLink)
         MPM.addPass(RustModulePass{{}, Name, "", Run, Data});
       else if (Schedule & CG_SCHEDULE_LTO_PRELINK)
-        MPM.addPass(
-            RustModulePass{{}, Name, CG_LTO_PRELINK_PARAMS, Run, Data});
+        MPM.addPass(RustModulePass{{}, Name, CG_LTO_PRELINK_PARAMS, Run, Data});
     });
 
   if (Schedule & CG_SCHEDULE_FULL_LTO_LAST)

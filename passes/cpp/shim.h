@@ -55,7 +55,6 @@ enum CgSchedule : uint32_t {
 /// The parameters a CG_SCHEDULE_LTO_PRELINK run gets.
 #define CG_LTO_PRELINK_PARAMS "lto-prelink"
 
-
 /// Kind of a plugin command-line option.
 enum CgOptionKind : uint32_t {
   CG_OPTION_UINT = 0,

@@ -228,7 +228,8 @@ extern "C" {
 /// build). This returns a wider window that is still a function of the
 /// program's submits and syncs only (see `Tracker::ready_window`: up to the
 /// next pending copy when the request meets none; up to
-/// [`crate::hooks::READY_WINDOW`] bytes of the buffer it meets, a pending
+/// [`crate::hooks::READY_WINDOW`] bytes, or up to
+/// [`crate::hooks::READY_WINDOW_WALK`] for a walk, of the buffer it meets, a pending
 /// destination or source, never into another copy's), after syncing its
 /// pending part ([`crate::hooks::ready_end`], which waits like a csync
 /// and drives the tracker like one). The caller may use `[addr, end)`,
