@@ -50,6 +50,9 @@ pub struct Invocation {
     /// `.S`, `-x assembler-with-cpp`; not `.s`, `.i`, `.ll`, `.bc`, objects):
     /// only their jobs use include directories.
     pub preprocessed: usize,
+    /// The inputs clang only links (objects, bitcode files, archives), in
+    /// order.
+    pub objects: Vec<OsString>,
     /// `-shared`: the link produces a shared object.
     pub shared: bool,
     /// `-static` or `-static-pie`: no shared libraries at run time.
@@ -271,6 +274,8 @@ fn classify_flat(args: &[OsString]) -> Invocation {
                 if is_asm_file(arg) {
                     inv.asm_sources += 1;
                 }
+            } else if arg != b"-" {
+                inv.objects.push(OsStr::from_bytes(arg).to_owned());
             }
             continue;
         }

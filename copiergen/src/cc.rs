@@ -9,7 +9,7 @@
 //! | info (`--version`, `-v`, `-print-*` alone) | nothing |
 //! | preprocess, syntax-only | `-idirafter <include>` (only if some input is preprocessed: not for `.s`, `.i`, `.ll`, `.bc` or objects alone; likewise below) |
 //! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`; `-fpass-plugin=<plugin>` and the plugin's options (in `COPIERGEN_OPTIONS`, also `-copiergen-link-runtime` without `--sanitize`) if some input is compiled to code (not only assembly: `.s`, `.S`, `-x assembler*`) |
-//! | link | the above, then libcopier and what it needs (forced in with `-Wl,--undefined=csync_all` only at `-flto` and with `--copier-no-rewrite`: otherwise the modules the pass compiled refer to it, unless they define a libcopier name themselves); with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time |
+//! | link | the above, then libcopier and what it needs (forced in with `-Wl,--undefined=csync_all` only at an `-flto` link of objects alone and with `--copier-no-rewrite`: otherwise the modules the pass compiled refer to it, unless they define a libcopier name themselves); with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time, except for an `-flto` link of objects alone one of which defines a libcopier name ([`crate::link_names`]): a warning, and clang's link |
 //!
 //! libcopier is static by default (`libcopier.a` followed by the system
 //! libraries a Rust staticlib needs). For `-shared` it is linked with
@@ -86,6 +86,8 @@ pub struct Additions {
     pub env: Vec<(&'static str, OsString)>,
     /// Whether the compiler loads the pass plugin (so it must be LLVM 22).
     pub loads_plugin: bool,
+    /// Warnings copiergen prints before it runs the compiler.
+    pub warnings: Vec<String>,
 }
 
 /// Where the pieces are; resolved lazily so that runs needing none of them
@@ -97,6 +99,9 @@ pub trait Resources {
     fn lib_dir_with(&self, file: &str) -> Result<PathBuf, Error>;
     /// Directory holding `copier.h`.
     fn include_dir(&self) -> Result<PathBuf, Error>;
+    /// The first `(input, name)` among the link inputs `objects` that
+    /// defines a name of libcopier's ([`crate::link_names`]).
+    fn defined_runtime_name(&self, objects: &[OsString]) -> Option<(OsString, String)>;
 }
 
 impl Resources for Layout {
@@ -108,6 +113,9 @@ impl Resources for Layout {
     }
     fn include_dir(&self) -> Result<PathBuf, Error> {
         Layout::include_dir(self)
+    }
+    fn defined_runtime_name(&self, objects: &[OsString]) -> Option<(OsString, String)> {
+        crate::link_names::defined_runtime_name(objects)
     }
 }
 
@@ -177,6 +185,19 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
     // -mllvm -copiergen-*; -E, -fsyntax-only and plain links run no pass.
     let in_clang = !opts.no_rewrite && inv.compiles_code();
     let in_lld = !opts.no_rewrite && action == Action::Link && inv.lto;
+    if in_lld && !in_clang && !opts.sanitize && inv.adds_runtime() {
+        // An -flto link of objects alone must force libcopier in (the pass
+        // runs after the archive members are chosen): not when an input
+        // defines one of libcopier's names, which would clash with it. That
+        // link is clang's, with the pass's warning.
+        if let Some((input, name)) = res.defined_runtime_name(&inv.objects) {
+            add.warnings.push(format!(
+                "{}: the module defines '{name}' itself, a name of libcopier's; linking it as clang does (no libcopier, no link-time pass): every copy of the module stays synchronous",
+                input.to_string_lossy()
+            ));
+            return Ok(add);
+        }
+    }
     let plugin = if in_clang || in_lld { Some(res.plugin()?) } else { None };
     add.loads_plugin = plugin.is_some();
     if plugin.is_some() {
@@ -320,7 +341,7 @@ fn add_runtime(
         a.push(archive);
         add.args.push(a);
     }
-    if !inv.shared && !opts.sanitize && (inv.lto || opts.no_rewrite) {
+    if !inv.shared && !opts.sanitize && (opts.no_rewrite || (inv.lto && inv.sources == 0)) {
         // Pull the runtime in even when no copy was rewritten, so
         // COPIER_STATS=1 still prints its (zero) line (runtime finding).
         // Other links get it from the modules the pass compiled
@@ -328,8 +349,10 @@ fn add_runtime(
         // of libcopier's (`int csync;`: the pass warns and the program
         // links as with clang, trial finding), since libcopier.a is one
         // object defining every entry point. At -flto the pass runs
-        // after the archive members are chosen, and without the pass
-        // nothing refers to the runtime.
+        // after the archive members are chosen (the modules this line
+        // compiles refer to libcopier from their pre-link run, and record a
+        // clash for the link-time run), and without the pass nothing
+        // refers to the runtime.
         add.args.push(os("-Wl,--undefined=csync_all"));
     }
     add.args.push(os(dir.join(archive)));
@@ -358,6 +381,9 @@ pub fn run(lang: Lang, args: &[OsString], opts: &CopierOpts) -> Error {
         if let Err(e) = crate::tools::check_llvm_major(&compiler, var) {
             return e;
         }
+    }
+    for w in &add.warnings {
+        eprintln!("{}: warning: {w}", lang.wrapper());
     }
     let mut cmd = Command::new(&compiler);
     cmd.args(args).args(&add.args);
@@ -396,6 +422,9 @@ mod tests {
                 return Err(Error::missing(file, "build the sanitizer"));
             }
             Ok("/l".into())
+        }
+        fn defined_runtime_name(&self, objects: &[OsString]) -> Option<(OsString, String)> {
+            objects.iter().find(|o| o.to_string_lossy().contains("defines_csync")).map(|o| (o.clone(), "csync".to_owned()))
         }
         fn include_dir(&self) -> Result<PathBuf, Error> {
             Ok("/i".into())
@@ -516,8 +545,19 @@ mod tests {
         assert!(forced("-lm -o prog", &CopierOpts { no_rewrite: true, ..d() }));
         assert!(!forced("-lm -o prog", &d()));
         assert!(!forced("a.c -o prog", &d()));
+        // -flto with a source: its pre-link run refers to libcopier, or
+        // records a clash of names for the link-time run.
+        assert!(!forced("-flto a.c -o prog", &d()));
+        assert!(forced("-flto a.o -o prog", &d()));
         let a = additions(&["-c", "a.c"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
         assert!(a.env.iter().any(|(k, v)| *k == plugin_env::OPTIONS && v == "-copiergen-link-runtime"), "{a:?}");
+    }
+
+    #[test]
+    fn lto_link_of_an_object_defining_csync_is_clangs() {
+        let a = additions(&["-flto", "defines_csync.o", "-o", "prog"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
+        assert!(a.args.is_empty() && !a.loads_plugin, "{a:?}");
+        assert!(a.warnings[0].contains("the module defines 'csync' itself"), "{a:?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod cargo;
 pub mod cc;
 pub mod error;
 pub mod install;
+pub mod link_names;
 pub mod mlir;
 pub mod opt;
 pub mod options;

@@ -197,6 +197,8 @@ void cg_register_module_pass(CgPassBuilder *CPB, const char *NamePtr,
       if (Phase == ThinOrFullLTOPhase::None ||
           Phase == ThinOrFullLTOPhase::ThinLTOPostLink)
         MPM.addPass(RustModulePass{{}, Name, "", Run, Data});
+      else if (Schedule & CG_SCHEDULE_LTO_PRELINK)
+        MPM.addPass(RustModulePass{{}, Name, CG_LTO_PRELINK_PARAMS, Run, Data});
     });
 
   if (Schedule & CG_SCHEDULE_FULL_LTO_LAST)

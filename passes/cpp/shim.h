@@ -46,7 +46,14 @@ enum CgSchedule : uint32_t {
   CG_SCHEDULE_OPTIMIZER_LAST = 1u << 0,
   /// At the end of the full-LTO link pipeline (ld.lld --load-pass-plugin).
   CG_SCHEDULE_FULL_LTO_LAST = 1u << 1,
+  /// At the end of the optimizer pipeline of an -flto compile (phases
+  /// FullLTOPreLink, ThinLTOPreLink), with the parameters
+  /// CG_LTO_PRELINK_PARAMS: link glue only, no rewrite.
+  CG_SCHEDULE_LTO_PRELINK = 1u << 2,
 };
+
+/// The parameters a CG_SCHEDULE_LTO_PRELINK run gets.
+#define CG_LTO_PRELINK_PARAMS "lto-prelink"
 
 /// Kind of a plugin command-line option.
 enum CgOptionKind : uint32_t {

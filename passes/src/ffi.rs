@@ -48,6 +48,9 @@ pub type CgParseFn = unsafe extern "C" fn(
 
 pub const CG_SCHEDULE_OPTIMIZER_LAST: u32 = 1 << 0;
 pub const CG_SCHEDULE_FULL_LTO_LAST: u32 = 1 << 1;
+pub const CG_SCHEDULE_LTO_PRELINK: u32 = 1 << 2;
+/// The parameters of a [`CG_SCHEDULE_LTO_PRELINK`] run (shim.h).
+pub const CG_LTO_PRELINK_PARAMS: &str = "lto-prelink";
 
 pub const CG_OPTION_UINT: u32 = 0;
 pub const CG_OPTION_BOOL: u32 = 1;

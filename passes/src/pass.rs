@@ -16,13 +16,22 @@ pub struct Schedule {
     /// (`registerFullLinkTimeOptimizationLastEPCallback`): `ld.lld-22
     /// --load-pass-plugin=` with `-flto`, and rustc `-C linker-plugin-lto`.
     pub full_lto_last: bool,
+    /// At the end of an -flto compile's pipeline (phases `FullLTOPreLink`
+    /// and `ThinLTOPreLink`), with the parameters [`LTO_PRELINK`]: the
+    /// module is rewritten after the link, so this run only records what
+    /// the link must know (libcopier names the module defines before LTO
+    /// internalizes them).
+    pub lto_prelink: bool,
 }
+
+/// The parameters of a [`Schedule::lto_prelink`] run.
+pub const LTO_PRELINK: &str = crate::ffi::CG_LTO_PRELINK_PARAMS;
 
 impl Schedule {
     /// Only on request (`-passes=<name>`).
-    pub const EXPLICIT_ONLY: Schedule = Schedule { optimizer_last: false, full_lto_last: false };
+    pub const EXPLICIT_ONLY: Schedule = Schedule { optimizer_last: false, full_lto_last: false, lto_prelink: false };
     /// At the end of every default pipeline, compile time and link time.
-    pub const PIPELINE_END: Schedule = Schedule { optimizer_last: true, full_lto_last: true };
+    pub const PIPELINE_END: Schedule = Schedule { optimizer_last: true, full_lto_last: true, lto_prelink: false };
 }
 
 /// A module pass written in Rust.

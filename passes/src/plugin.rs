@@ -46,8 +46,9 @@ static ENV_WARNINGS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::
 
 /// Prints (once per process) the [`ENV_WARNINGS`] kept at registration.
 /// They wait for a pass to run: an `-flto` compile loads the plugin but
-/// runs no pass (the pre-link pipeline), and the link that runs it warns,
-/// so a build prints each warning once, where the options take effect.
+/// runs only the pre-link glue ([`crate::pass::Schedule::lto_prelink`]),
+/// and the link that runs the pass warns, so a build prints each warning
+/// once, where the options take effect.
 fn print_env_warnings() {
     let pending = std::mem::take(&mut *ENV_WARNINGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     for e in pending {
@@ -68,6 +69,9 @@ unsafe extern "C" fn register_callbacks(pb: *mut ffi::CgPassBuilder) {
         }
         if schedule.full_lto_last {
             bits |= ffi::CG_SCHEDULE_FULL_LTO_LAST;
+        }
+        if schedule.lto_prelink {
+            bits |= ffi::CG_SCHEDULE_LTO_PRELINK;
         }
         // SAFETY: pb is the host's live PassBuilder; the name is 'static;
         // the data word is the pass's index in PASSES, not a pointer.
@@ -129,9 +133,11 @@ unsafe extern "C" fn run_trampoline(
     mam: *mut ffi::CgModuleAM,
 ) -> bool {
     let pass = PASSES[data as usize];
-    print_env_warnings();
     // SAFETY: the shim passes the parameter text's bytes.
     let params = unsafe { str_from_raw(params, params_len) };
+    if params != crate::pass::LTO_PRELINK {
+        print_env_warnings();
+    }
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the shim passes the module being run and its analysis
         // manager, both live until the pass returns.

@@ -228,13 +228,13 @@ extern "C" {
 /// build). This returns a wider window that is still a function of the
 /// program's submits and syncs only (see `Tracker::ready_window`: up to the
 /// next pending copy when the request meets none; up to
-/// [`crate::hooks::READY_WINDOW`] bytes of the buffer it meets, a pending
+/// [`crate::hooks::READY_WINDOW`] bytes, or up to
+/// [`crate::hooks::READY_WINDOW_WALK`] for a walk, of the buffer it meets, a pending
 /// destination or source, never into another copy's), after syncing its
-/// pending part through libcopier
-/// (`csync_ready_end(addr, sync_end - addr)`, which waits and drives the
-/// tracker like a csync). The caller may use `[addr, end)`, exactly as
-/// libcopier's contract allows; an access past the returned end is still
-/// reported.
+/// pending part ([`crate::hooks::ready_end`], which waits like a csync
+/// and drives the tracker like one). The caller may use `[addr, end)`,
+/// exactly as libcopier's contract allows; an access past the returned end
+/// is still reported.
 ///
 /// # Safety
 /// As `csync_ready_end`: any `addr` and `n` (nothing is dereferenced).
@@ -247,14 +247,9 @@ pub unsafe extern "C" fn __copier_san_ready_end(addr: *const core::ffi::c_void, 
     if crate::LIVE.load(core::sync::atomic::Ordering::Relaxed) == 0 {
         return usize::MAX as *const core::ffi::c_void;
     }
-    let a = addr as usize;
-    let want = a.saturating_add(n);
     if n == 0 {
         // SAFETY: forwarded contract.
         return unsafe { csync_ready_end(addr, n) };
     }
-    let (end, sync_end) = crate::hooks::ready_window(a, want);
-    // SAFETY: forwarded contract; `sync_end >= want > a`.
-    let got = unsafe { csync_ready_end(addr, sync_end - a) } as usize;
-    got.max(end) as *const core::ffi::c_void
+    crate::hooks::ready_end(addr as usize, n) as *const core::ffi::c_void
 }

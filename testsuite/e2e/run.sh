@@ -123,14 +123,25 @@ fi
 # is plain clang-22 (--copier-no-rewrite links libcopier, which defines
 # them too). An external definition gets the pass's one warning, and the
 # program links and prints what clang's does; a `static` one gets none and
-# its copy goes asynchronous.
+# its copy goes asynchronous. Also at -flto, in one line (the warning comes
+# from the link-time pass) and as -c then a link of the object (from
+# copiergen cc, which links that object as clang does).
 conflict_warning="the module defines '"
 for src in "$E2E"/link/*.c; do
   n=$(basename "$src" .c)
-  for opt in -O0 -O2; do
-    name="link-$n$opt"
-    clang-22 "$opt" -g "$src" -o "$OUT/$name.base" 2>"$OUT/$name.base.build"
-    if ! "$COPIERGEN" cc "$opt" -g "$src" -o "$OUT/$name.cg" >"$OUT/$name.cg.build" 2>&1; then
+  for mode in -O0 -O2 -flto -flto-objects; do
+    name="link-$n$mode"
+    case $mode in
+      -flto*) opt=(-O2 -flto) ;;
+      *) opt=("$mode") ;;
+    esac
+    clang-22 "${opt[0]}" -g "$src" -o "$OUT/$name.base" 2>"$OUT/$name.base.build"
+    if [ "$mode" = -flto-objects ]; then
+      cg_build() { "$COPIERGEN" cc "${opt[@]}" -g -c "$src" -o "$OUT/$name.o" && "$COPIERGEN" cc "${opt[@]}" "$OUT/$name.o" -o "$OUT/$name.cg"; }
+    else
+      cg_build() { "$COPIERGEN" cc "${opt[@]}" -g "$src" -o "$OUT/$name.cg"; }
+    fi
+    if ! cg_build >"$OUT/$name.cg.build" 2>&1; then
       failed=$((failed + 1))
       echo "e2e $name: FAILED: copiergen cc did not build it"
       tail -5 "$OUT/$name.cg.build" | sed 's/^/    /'

@@ -11,6 +11,7 @@ use super::placement::{PendingCopy, Plan, SyncPoint, SyncRange};
 use crate::context::{self, Bounds, FunctionAnalyses};
 use crate::ir::{self, Builder};
 use copier_abi::symbols;
+use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
 use std::collections::{HashMap, HashSet};
@@ -96,6 +97,9 @@ impl Runtime {
     /// expects (`declare ptr @amemcpy(ptr, ptr, i64)`); `None` when the
     /// pass can declare them all.
     pub fn conflict(module: LLVMModuleRef) -> Option<(String, String)> {
+        if let Some(recorded) = recorded_conflict(module) {
+            return Some(recorded);
+        }
         let b = Builder::new(module);
         for (name, ret, params) in Self::entries(&b) {
             let c = CString::new(name).expect("symbol names have no NUL");
@@ -113,6 +117,26 @@ impl Runtime {
             }
         }
         None
+    }
+
+    /// Records [`Runtime::conflict`] of an -flto compile's module in its
+    /// named metadata [`CONFLICT_MD`] (`!{!"csync", !"declare void
+    /// @csync(ptr, i64)"}`), which the IR linker keeps in the merged
+    /// module, so the link-time run reports it and rewrites nothing.
+    /// Returns whether there was a conflict.
+    pub fn record_conflict(module: LLVMModuleRef) -> bool {
+        let Some((name, expected)) = Self::conflict(module) else { return false };
+        if recorded_conflict(module).is_some() {
+            return true;
+        }
+        // SAFETY: module is live; the strings are copied into its context.
+        unsafe {
+            let cx = c::LLVMGetModuleContext(module);
+            let mut ops = [name, expected].map(|t| c::LLVMMDStringInContext2(cx, t.as_ptr().cast(), t.len()));
+            let node = c::LLVMMDNodeInContext2(cx, ops.as_mut_ptr(), ops.len());
+            c::LLVMAddNamedMetadataOperand(module, CONFLICT_MD.as_ptr(), c::LLVMMetadataAsValue(cx, node));
+        }
+        true
     }
 
     /// Declares (or finds) the entry points in `module`.
@@ -910,4 +934,34 @@ pub fn sync_all_at_entry(module: LLVMModuleRef, fa: &FunctionAnalyses<'_>, rt: R
     let at = ir::entry_insertion_point(fa.function());
     b.position_before_no_loc(at);
     call_if_pending(&b, &rt, rt.csync_all, &[], at);
+}
+
+/// Named metadata of an -flto compile's module that defines a libcopier
+/// name ([`Runtime::record_conflict`]).
+pub const CONFLICT_MD: &std::ffi::CStr = c"copiergen.runtime_conflict";
+
+/// The first conflict recorded in `module`'s [`CONFLICT_MD`], as
+/// `(name, expected declaration)`.
+fn recorded_conflict(module: LLVMModuleRef) -> Option<(String, String)> {
+    // SAFETY: module is live; operand arrays have the counts LLVM reports;
+    // MDString bytes are copied at once.
+    unsafe {
+        if c::LLVMGetNamedMetadataNumOperands(module, CONFLICT_MD.as_ptr()) == 0 {
+            return None;
+        }
+        let mut nodes = vec![std::ptr::null_mut(); c::LLVMGetNamedMetadataNumOperands(module, CONFLICT_MD.as_ptr()) as usize];
+        c::LLVMGetNamedMetadataOperands(module, CONFLICT_MD.as_ptr(), nodes.as_mut_ptr());
+        let node = nodes[0];
+        if c::LLVMGetMDNodeNumOperands(node) != 2 {
+            return None;
+        }
+        let mut ops = [std::ptr::null_mut(); 2];
+        c::LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+        let text = |v| {
+            let mut len = 0u32;
+            let p = c::LLVMGetMDString(v, &mut len);
+            (!p.is_null()).then(|| String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize)).into_owned())
+        };
+        Some((text(ops[0])?, text(ops[1])?))
+    }
 }

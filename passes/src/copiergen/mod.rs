@@ -103,7 +103,7 @@ impl ModulePass for CopierGen {
     }
 
     fn schedule(&self) -> Schedule {
-        Schedule::PIPELINE_END
+        Schedule { lto_prelink: true, ..Schedule::PIPELINE_END }
     }
 
     fn parse_params(&self, params: &str) -> Result<(), String> {
@@ -116,6 +116,19 @@ impl ModulePass for CopierGen {
 
     fn run(&self, cx: &ModuleContext<'_>, params: &str) -> bool {
         let triple = ir::target_triple(cx.raw());
+        if params == crate::pass::LTO_PRELINK {
+            // The link-time run sees the module after LTO internalized its
+            // symbols, when `void csync(...) {...}` looks like a `static`
+            // one: record the conflict now, and anchor libcopier as below.
+            if module_has_copies(cx) {
+                emit::Runtime::rename_local_namesakes(cx.raw());
+            }
+            let recorded = emit::Runtime::record_conflict(cx.raw());
+            if !recorded && options::LINK_RUNTIME.bool() && target_supported(&triple) {
+                emit::Runtime::anchor(cx.raw());
+            }
+            return recorded || options::LINK_RUNTIME.bool();
+        }
         // Link glue, not a rewrite: also under -copiergen-disable, which
         // copiergen cc builds still link libcopier for.
         if options::LINK_RUNTIME.bool() && target_supported(&triple) {

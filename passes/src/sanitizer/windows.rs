@@ -22,7 +22,12 @@
 //! and every path that reaches the load of `%slot` from a call (or from the
 //! function's entry) stores to the slot after that call: null (forces a
 //! miss), a refreshed end, or the entry block's `select` on the runtime's
-//! count (everything ready only while nothing is pending). The runtime's
+//! count (everything ready only while nothing is pending). Calls of the
+//! runtime's release-only entry points (the ready functions, `csync`,
+//! `csync_all`: they make bytes complete and submit nothing themselves; a
+//! completion handler they run may submit, as during the refresh call)
+//! are not such calls, so a hand-written window refresh or a CopierGen
+//! guard between two window tests keeps the slot fresh. The runtime's
 //! answer is trusted, CopierGen's is not: a slot that a call may have made
 //! stale keeps its checks, and an access without its window test (a
 //! CopierGen bug) keeps its check.
@@ -68,7 +73,7 @@ impl Windows {
     pub(super) fn covers(&mut self, a: &Access) -> bool {
         let Some(n) = a.size.filter(|&n| (1..=16).contains(&n) && a.len.is_none()) else { return false };
         let b = ir::parent_block(a.inst);
-        if calls_between(first_instruction(b), Some(a.inst)) {
+        if self.calls_between(first_instruction(b), Some(a.inst)) {
             return false;
         }
         let preds = self.preds.get(&b).cloned().unwrap_or_default();
@@ -102,7 +107,7 @@ impl Windows {
             }
             let slot = ir::operand(end, 0);
             // The load's block up to the branch: no call.
-            if calls_between(Some(end), Some(br)) {
+            if self.calls_between(Some(end), Some(br)) {
                 return None;
             }
             // The miss block: the refresh of this slot for p, then back to b.
@@ -111,7 +116,7 @@ impl Windows {
             }
             let mut refreshed = false;
             for i in ir::instructions(m) {
-                if breaks(i) && !self.is_refresh_call(i, p, n) {
+                if self.breaks(i) && !self.is_refresh_call(i, p, n) {
                     return None;
                 }
                 if ir::opcode(i) == LLVMOpcode::LLVMStore && ir::operand(i, 1) == slot {
@@ -197,7 +202,7 @@ impl Windows {
                 && !c::LLVMIsALoadInst(n).is_null()
                 && ir::operand(n, 0) == self.live
                 && ir::parent_block(n) == ir::parent_block(store)
-                && !calls_between(Some(n), Some(store))
+                && !self.calls_between(Some(n), Some(store))
         }
     }
 
@@ -220,7 +225,7 @@ impl Windows {
                     stored = true;
                     break;
                 }
-                if breaks(inst) {
+                if self.breaks(inst) {
                     return false;
                 }
                 // SAFETY: inst is a live instruction.
@@ -239,7 +244,36 @@ impl Windows {
         }
         true
     }
+
+    /// True if `inst` is a call that may submit a copy ([`breaks`]), other
+    /// than a call of the runtime's release-only entry points: the ready
+    /// functions and the declared `csync` and `csync_all`. Those only make
+    /// bytes complete, as the refresh call itself does.
+    fn breaks(&self, inst: LLVMValueRef) -> bool {
+        breaks(inst)
+            && !ir::called_function(inst).is_some_and(|g| self.ready.contains(&g) || (ir::is_declaration(g) && RELEASE_ONLY.contains(&ir::name(g).as_str())))
+    }
+
+    /// True if an instruction from `from` up to (not including) `to`, in
+    /// one block, is a call that [`Windows::breaks`].
+    fn calls_between(&self, from: Option<LLVMValueRef>, to: Option<LLVMValueRef>) -> bool {
+        let mut i = from;
+        while let Some(inst) = i {
+            if Some(inst) == to {
+                return false;
+            }
+            if self.breaks(inst) {
+                return true;
+            }
+            i = ir::next_instruction(inst);
+        }
+        false
+    }
 }
+
+/// libcopier's entry points that wait for copies and submit none
+/// (runtime/include/copier.h), trusted by name when declared, not defined.
+const RELEASE_ONLY: &[&str] = &["csync", "csync_all"];
 
 fn nonnull(v: LLVMValueRef) -> Option<LLVMValueRef> {
     (!v.is_null()).then_some(v)
@@ -267,27 +301,29 @@ fn is_null(v: LLVMValueRef) -> bool {
 }
 
 /// True if `inst` is a call that may submit a copy: any call but a debug
-/// or lifetime marker and the integer intrinsics CopierGen's window bounds
-/// use (no memory access).
+/// or lifetime marker, the integer intrinsics CopierGen's window bounds
+/// use (no memory access), and calls of a declared function whose
+/// `memory(...)` attribute writes nothing (`bcmp`, `strlen`: a submit
+/// writes the runtime's queues).
 fn breaks(inst: LLVMValueRef) -> bool {
     const PURE: &[&str] = &["llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax.", "llvm.abs.", "llvm.expect.", "llvm.assume", "llvm.ctlz.", "llvm.cttz.", "llvm.ctpop.", "llvm.bswap."];
     ir::is_call(inst)
         && !ir::is_debug_or_marker(inst)
-        && !ir::called_function(inst).is_some_and(|g| ir::function_intrinsic_id(g) != 0 && PURE.iter().any(|p| ir::name(g).starts_with(p)))
+        && !ir::called_function(inst).is_some_and(|g| (ir::function_intrinsic_id(g) != 0 && PURE.iter().any(|p| ir::name(g).starts_with(p))) || (ir::is_declaration(g) && writes_nothing(g)))
 }
 
-/// True if an instruction from `from` up to (not including) `to`, in one
-/// block, is a call other than a debug or lifetime marker.
-fn calls_between(from: Option<LLVMValueRef>, to: Option<LLVMValueRef>) -> bool {
-    let mut i = from;
-    while let Some(inst) = i {
-        if Some(inst) == to {
+/// True if function `f` carries a `memory(...)` attribute without a write
+/// to any location (LLVM's `MemoryEffects` encoding: two bits per
+/// location, `Mod` the higher one; llvm/Support/ModRef.h).
+fn writes_nothing(f: LLVMValueRef) -> bool {
+    const MOD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    // SAFETY: f is a live function; the kind is looked up by name.
+    unsafe {
+        let kind = c::LLVMGetEnumAttributeKindForName(c"memory".as_ptr(), "memory".len());
+        if kind == 0 {
             return false;
         }
-        if breaks(inst) {
-            return true;
-        }
-        i = ir::next_instruction(inst);
+        let attr = c::LLVMGetEnumAttributeAtIndex(f, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind);
+        !attr.is_null() && c::LLVMGetEnumAttributeValue(attr) & MOD_BITS == 0
     }
-    false
 }
