@@ -1,7 +1,7 @@
 //! Calls of the write/send family that libcopier can absorb (issue 10;
 //! docs/copiergen.md "Absorbing writes"): a direct call of the libc
 //! declaration `write`, `writev`, `pwrite(64)`, `pwritev(64)`, `send`,
-//! `sendto`, `sendmsg` or `fwrite` with its x86-64 Linux type is emitted as
+//! `sendto` or `sendmsg` with its x86-64 Linux type is emitted as
 //! a call of the runtime's entry point of the same signature
 //! (`copier_abi::symbols::ABSORBING`) instead of a `csync` of its buffers
 //! and the call. The entry point waits for what the kernel reads in place
@@ -9,7 +9,9 @@
 //! still-pending bytes of the buffers from the copies' sources; the copies
 //! stay pending, so the placement keeps them pending after the call.
 //! These functions write no memory the program can name (only `errno`),
-//! so no sync before them is needed for a copy's source either.
+//! so no sync before them is needed for a copy's source either. `fwrite`
+//! keeps its `csync`: stdio takes the bytes at once, so the runtime's
+//! `copier_fwrite` would wait there too.
 
 use crate::ir;
 use copier_abi::symbols::ABSORBING;
@@ -29,7 +31,6 @@ const TYPES: &[(&str, &str)] = &[
     ("send", "i64 (i32, ptr, i64, i32)"),
     ("sendto", "i64 (i32, ptr, i64, i32, ptr, i32)"),
     ("sendmsg", "i64 (i32, ptr, i32)"),
-    ("fwrite", "i64 (ptr, i64, i64, ptr)"),
 ];
 
 /// The runtime entry point that stands for `call`, when `call` is a direct
