@@ -149,12 +149,14 @@ pub unsafe extern "C" fn copier_write(fd: c_int, buf: *const c_void, n: usize) -
 #[inline(never)]
 unsafe fn write_slow(fd: c_int, buf: *const c_void, n: usize) -> ssize_t {
     let one = [iovec { iov_base: buf as *mut c_void, iov_len: n }];
-    // SAFETY (both closures): caller contract; the plan's pieces are the
-    // caller's bytes or pending copies' sources of the same lengths.
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe { if checked() { libc::writev(fd, one.as_ptr(), 1) } else { libc::write(fd, buf, n) } };
     if n == 0 || none_pending() {
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     absorbed(&[(buf as usize, n)], |v| unsafe { libc::writev(fd, v.as_ptr(), v.len() as c_int) }, orig)
 }
 
@@ -177,11 +179,11 @@ pub unsafe extern "C" fn copier_pwrite(fd: c_int, buf: *const c_void, n: usize, 
 #[inline(never)]
 unsafe fn pwrite_slow(fd: c_int, buf: *const c_void, n: usize, offset: off_t) -> ssize_t {
     let one = [iovec { iov_base: buf as *mut c_void, iov_len: n }];
-    // SAFETY (both closures): as in `write_slow`.
-    let orig = || unsafe { if checked() { libc::pwritev(fd, one.as_ptr(), 1, offset) } else { libc::pwrite(fd, buf, n, offset) } };
     if n == 0 || none_pending() {
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     absorbed(&[(buf as usize, n)], |v| unsafe { libc::pwritev(fd, v.as_ptr(), v.len() as c_int, offset) }, orig)
 }
 
@@ -204,12 +206,17 @@ pub unsafe extern "C" fn copier_writev(fd: c_int, iov: *const iovec, cnt: c_int)
 #[cold]
 #[inline(never)]
 unsafe fn writev_slow(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
-    // SAFETY (all): caller contract, as in `write_slow`.
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe { libc::writev(fd, iov, cnt) };
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let bufs = unsafe { user_bufs(iov, cnt) };
     if bufs.is_empty() || none_pending() {
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     absorbed(&bufs, |v| unsafe { libc::writev(fd, v.as_ptr(), v.len() as c_int) }, orig)
 }
 
@@ -231,12 +238,17 @@ pub unsafe extern "C" fn copier_pwritev(fd: c_int, iov: *const iovec, cnt: c_int
 #[cold]
 #[inline(never)]
 unsafe fn pwritev_slow(fd: c_int, iov: *const iovec, cnt: c_int, offset: off_t) -> ssize_t {
-    // SAFETY (all): caller contract, as in `write_slow`.
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe { libc::pwritev(fd, iov, cnt, offset) };
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let bufs = unsafe { user_bufs(iov, cnt) };
     if bufs.is_empty() || none_pending() {
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     absorbed(&bufs, |v| unsafe { libc::pwritev(fd, v.as_ptr(), v.len() as c_int, offset) }, orig)
 }
 
@@ -302,7 +314,8 @@ pub unsafe extern "C" fn copier_sendto(
 #[inline(never)]
 unsafe fn sendto_slow(fd: c_int, buf: *const c_void, n: usize, flags: c_int, addr: *const sockaddr, addrlen: socklen_t, to: bool) -> ssize_t {
     let one = [iovec { iov_base: buf as *mut c_void, iov_len: n }];
-    // SAFETY (all): caller contract, as in `write_slow`.
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe {
         match (checked(), to) {
             (true, _) => sendmsg_with(fd, None, addr, addrlen, &one, flags),
@@ -320,6 +333,8 @@ unsafe fn sendto_slow(fd: c_int, buf: *const c_void, n: usize, flags: c_int, add
         wait_reads(&[(buf as usize, n)]);
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     absorbed(&[(buf as usize, n)], |v| unsafe { sendmsg_with(fd, None, addr, addrlen, v, flags) }, orig)
 }
 
@@ -343,25 +358,34 @@ pub unsafe extern "C" fn copier_sendmsg(fd: c_int, msg: *const msghdr, flags: c_
 #[cold]
 #[inline(never)]
 unsafe fn sendmsg_slow(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
-    // SAFETY (all): caller contract, as in `write_slow`.
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe { libc::sendmsg(fd, msg, flags) };
     if msg.is_null() || none_pending() {
         return orig();
     }
     wait_reads(&[(msg as usize, core::mem::size_of::<msghdr>())]);
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let m = unsafe { &*msg };
     wait_reads(&[(m.msg_name as usize, m.msg_namelen as usize), (m.msg_control as usize, m.msg_controllen)]);
     if m.msg_iovlen > IOV_MAX || flags & MSG_ZEROCOPY != 0 {
         if m.msg_iovlen <= IOV_MAX {
+            // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+            // pending copies' sources of the same lengths (`read_plan`).
             let bufs = unsafe { user_bufs(m.msg_iov, m.msg_iovlen as c_int) };
             wait_reads(&bufs);
         }
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     let bufs = unsafe { user_bufs(m.msg_iov, m.msg_iovlen as c_int) };
     if bufs.is_empty() {
         return orig();
     }
+    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
+    // pending copies' sources of the same lengths (`read_plan`).
     absorbed(&bufs, |v| unsafe { sendmsg_with(fd, Some(m), core::ptr::null(), 0, v, flags) }, orig)
 }
 
