@@ -179,6 +179,8 @@ pub unsafe extern "C" fn copier_pwrite(fd: c_int, buf: *const c_void, n: usize, 
 #[inline(never)]
 unsafe fn pwrite_slow(fd: c_int, buf: *const c_void, n: usize, offset: off_t) -> ssize_t {
     let one = [iovec { iov_base: buf as *mut c_void, iov_len: n }];
+    // SAFETY: forwarded caller contract.
+    let orig = || unsafe { if checked() { libc::pwritev(fd, one.as_ptr(), 1, offset) } else { libc::pwrite(fd, buf, n, offset) } };
     if n == 0 || none_pending() {
         return orig();
     }
