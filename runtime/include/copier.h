@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/socket.h>
 
 // `copier_submit` flag: lazy copy. It runs only when a `csync` or a
 // dependent copy needs it, or after a time window (`lazy_window_us`); it is
@@ -31,6 +35,80 @@ typedef uint64_t copier_desc;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// As `csync(buf, n)` followed by `write(2)`, without the wait: pieces of
+// `buf` that a pending copy still writes are read by the kernel from that
+// copy's source, in one `writev`, and the copies stay pending (a later
+// access of `buf` still needs its `csync`). Returns what `write` returns,
+// with its `errno` (untouched on success); partial writes, `EINTR`,
+// `EAGAIN` and `O_APPEND` as `write`. With nothing pending anywhere, one
+// load and a tail call to `write`. Fallbacks and limits:
+// docs/semantics.md, "Absorption into write and send".
+//
+// # Safety
+// As `write`; the copy contract (no source written or freed before its
+// `csync`) holds for the copies that write `buf`.
+ssize_t copier_write(int fd, const void *buf, size_t n);
+
+// As `pwrite(2)` (`pwrite64`), reading pending pieces of `buf` from their
+// copies' sources. Returns what `pwrite` returns, with its `errno`.
+//
+// # Safety
+// As [`copier_write`].
+ssize_t copier_pwrite(int fd, const void *buf, size_t n, off_t offset);
+
+// As `writev(2)`, reading pending pieces of the buffers from their copies'
+// sources (the iovec array itself is read in place, after its own pending
+// writers finished). Returns what `writev` returns, with its `errno`.
+//
+// # Safety
+// As `writev`, plus the contract of [`copier_write`].
+ssize_t copier_writev(int fd, const struct iovec *iov, int cnt);
+
+// As `pwritev(2)`, reading pending pieces of the buffers from their
+// copies' sources. Returns what `pwritev` returns, with its `errno`.
+//
+// # Safety
+// As [`copier_writev`].
+ssize_t copier_pwritev(int fd, const struct iovec *iov, int cnt, off_t offset);
+
+// As `send(2)`, reading pending pieces of `buf` from their copies'
+// sources (one `sendmsg`). Returns what `send` returns, with its `errno`.
+//
+// # Safety
+// As [`copier_write`].
+ssize_t copier_send(int fd, const void *buf, size_t n, int flags);
+
+// As `sendto(2)`, reading pending pieces of `buf` from their copies'
+// sources (one `sendmsg`; `addr` is read in place). Returns what `sendto`
+// returns, with its `errno`.
+//
+// # Safety
+// As [`copier_write`]; `addr` as for `sendto`.
+ssize_t copier_sendto(int fd,
+                      const void *buf,
+                      size_t n,
+                      int flags,
+                      const struct sockaddr *addr,
+                      socklen_t addrlen);
+
+// As `sendmsg(2)`, reading pending pieces of the message's buffers from
+// their copies' sources (the `msghdr`, its iovec array, name and control
+// data are read in place, after their own pending writers finished).
+// Returns what `sendmsg` returns, with its `errno`.
+//
+// # Safety
+// As `sendmsg`, plus the contract of [`copier_write`].
+ssize_t copier_sendmsg(int fd, const struct msghdr *msg, int flags);
+
+// As `fwrite(3)`. stdio copies the bytes into the stream's buffer (or
+// writes them) at once, so pending pieces of `buf` are waited for first
+// (`csync`, which a checker sees), then `fwrite` runs. Returns what
+// `fwrite` returns.
+//
+// # Safety
+// As `fwrite`.
+size_t copier_fwrite(const void *buf, size_t size, size_t nmemb, FILE *stream);
 
 // Submit an asynchronous copy of `n` bytes from `src` to `dst` and return
 // `dst` at once. Copies shorter than the inline threshold run on the spot.

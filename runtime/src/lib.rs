@@ -11,6 +11,7 @@
 //! The service itself (queues, tracker, engines) is the `copier-adapter`
 //! crate.
 
+mod absorb_io;
 pub mod capi;
 mod scope;
 mod signals;

@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz absorb_io; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -107,6 +107,18 @@ for bin in pending pending-nopie pending-static; do
   if r=$(timeout 60 "$out/$bin" 2>&1); then ok "$bin: $r"; else ko "$bin: $r"; fi
 done
 
+# the write/send family with absorption (copier_write, ...): the bytes a
+# csync would leave, the plain call's return values and errno; "strict"
+# (spawn=0) also checks that the copies are still pending after the call
+for opts in "spawn=0" "absorb=0:spawn=0" "spawn=0:segment_size=64k"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/absorb_io" strict 2>&1); then ok "absorb_io strict [$opts]: $r"; else ko "absorb_io strict [$opts]: $r"; fi
+done
+for opts in "" "service=0" "queue_depth=2" "segment_size=64k:exec_batch=1" "threshold=0"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/absorb_io" 2>&1); then ok "absorb_io [$opts]: $r"; else ko "absorb_io [$opts]: $r"; fi
+done
+line=$(COPIER_STATS=1 COPIER_OPTIONS=spawn=0 "$out/absorb_io" strict 2>&1 >/dev/null | tail -n1)
+if [[ "$line" =~ absorbed_syscall_bytes=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then ok "absorb_io counts absorbed_syscall_bytes: $line"; else ko "absorb_io absorbed_syscall_bytes: '$line'"; fi
+
 # csync_ready_end's window stops at pending copies, also for n == 0
 if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/ready_end" 2>&1); then ok "ready_end [spawn=0]: $r"; else ko "ready_end [spawn=0]: $r"; fi
 
@@ -200,11 +212,11 @@ set -e
 if [ "$rc" = 139 ]; then ok "default SIGSEGV action (exit 139)"; else ko "default SIGSEGV action: exit $rc"; fi
 
 # the stats line: exact format, both switches
-re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+$'
+re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+$'
 for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats=1"; do
   line=$(env $env "$out/stats" 2>&1 >/dev/null | tail -n1)
   if [[ "$line" =~ $re ]]; then
-    read -r tasks absorbed dropped inl <<<"$(sed -E 's/.*tasks=([0-9]+).*inline=([0-9]+) absorbed_bytes=([0-9]+) lazy_dropped=([0-9]+).*/\1 \3 \4 \2/' <<<"$line")"
+    read -r tasks absorbed dropped inl <<<"$(sed -E 's/.*tasks=([0-9]+).*inline=([0-9]+) absorbed_bytes=([0-9]+) absorbed_syscall_bytes=[0-9]+ lazy_dropped=([0-9]+).*/\1 \3 \4 \2/' <<<"$line")"
     if [ "$tasks" -ge 2 ] && [ "$absorbed" -gt 0 ] && [ "$dropped" -ge 1 ] && [ "$inl" -ge 1 ]; then ok "stats [$env]: $line"; else ko "stats counters [$env]: $line"; fi
   else
     ko "stats format [$env]: '$line'"
@@ -212,7 +224,7 @@ for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats
 done
 # the stats file: one appended line per process (fork child included),
 # each with its own pid and only its own copies; nothing on stderr
-re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ pid=[0-9]+$'
+re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ pid=[0-9]+$'
 for how in env opt; do
   f="$out/stats-file-$how.txt"
   rm -f "$f"

@@ -83,6 +83,29 @@ clang-22 -O2 -flto=thin -c "$prog" -o "$work/thin.o"
 clang-22 -flto=thin -fuse-ld=lld -Wl,--load-pass-plugin="$plugin" "$work/thin.o" "$work/copier_deferred.o" -o "$work/thinlto"
 check_run "ld.lld-22 ThinLTO --load-pass-plugin" "$work/thinlto"
 
+# Absorption into write/send: a just-copied buffer written to a pipe (and
+# writev, send) through the plugin and the real libcopier carries the bytes
+# of the plain build, the remark names the absorbing entry point, and the
+# kernel read the pending copies' sources (COPIER_STATS; spawn=0 keeps the
+# copies pending until a wait).
+absorb=testsuite/ir/absorb_write_pipe.c
+lib=$root/target/release
+[ -f "$lib/libcopier.so" ] || cargo build --release --locked -p copier
+clang-22 -O2 "$absorb" -o "$work/absorb.plain"
+clang-22 -O2 -g -fpass-plugin="$plugin" -Rpass=copiergen "$absorb" -o "$work/absorb.cg" -L"$lib" -lcopier -Wl,-rpath,"$lib" 2>"$work/absorb.remarks"
+for call in write writev send; do
+  grep -q "call to '$call' at .* rewritten to copier_$call instead of a csync" "$work/absorb.remarks" ||
+    { cat "$work/absorb.remarks"; echo "30-pass: absorb: no remark for $call" >&2; exit 1; }
+done
+want=$("$work/absorb.plain")
+for opts in "" "spawn=0" "absorb=0:spawn=0"; do
+  got=$(COPIER_STATS=1 COPIER_OPTIONS="$opts" "$work/absorb.cg" 2>"$work/absorb.err")
+  [ "$got" = "$want" ] || { echo "30-pass: absorb [$opts]: output '$got' differs from plain '$want'" >&2; exit 1; }
+  bytes=$(grep -o 'absorbed_syscall_bytes=[0-9]*' "$work/absorb.err" | cut -d= -f2)
+  if [ "$opts" != "" ] && [ "${bytes:-0}" -eq 0 ]; then echo "30-pass: absorb [$opts]: nothing absorbed: $(cat "$work/absorb.err")" >&2; exit 1; fi
+  echo "30-pass: absorb [$opts]: same bytes as plain clang, absorbed_syscall_bytes=${bytes:-?}"
+done
+
 cp -r testsuite/hosts/rust_copy "$work/rust_copy"
 (
   cd "$work/rust_copy"

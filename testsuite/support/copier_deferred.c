@@ -20,14 +20,24 @@
  * COPIER_DEFERRED_PENDING=always keeps it 1, so every guard calls in.
  * Thread-safe (one global queue under a mutex): a csync on another
  * thread performs the copies it needs, as the real service would.
+ * copier_write, copier_writev, copier_pwrite, copier_pwritev, copier_send,
+ * copier_sendto and copier_sendmsg hand the kernel the bytes a csync would
+ * leave in their buffers, computed from the queue without running a copy
+ * (the copies stay pending, as with libcopier's absorption); the iovec
+ * array, msghdr and address they read in place are synced first.
+ * copier_fwrite syncs its buffer, then calls fwrite.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #define QUEUE_CAP 4096
 
@@ -197,4 +207,104 @@ void free(void *p) {
 void *realloc(void *p, size_t n) {
   check_release(p, "realloc");
   return __libc_realloc(p, n);
+}
+
+/* The bytes [a, a + n) as they would be once the pending copies
+ * queue[head..upto) ran, into out (lock held): the current bytes, then each
+ * overlapping copy in order with its source as it would be just before it. */
+static void read_as_synced(char *out, const char *a, size_t n, size_t upto) {
+  memcpy(out, a, n);
+  for (size_t i = head; i < upto; i++) {
+    struct task *t = &queue[i];
+    if (!overlaps(t->dst, t->n, a, n))
+      continue;
+    const char *lo = t->dst > a ? t->dst : a;
+    const char *hi = t->dst + t->n < a + n ? t->dst + t->n : a + n;
+    read_as_synced(out + (lo - a), t->src + (lo - t->dst), (size_t)(hi - lo), i);
+  }
+}
+
+/* Copies of the buffers of iov[0..cnt) as a csync would leave them (lock
+ * held), in fresh iovecs; the caller frees both with free_snapshot. */
+static struct iovec *snapshot(const struct iovec *iov, int cnt) {
+  struct iovec *v = calloc((size_t)(cnt > 0 ? cnt : 1), sizeof *v);
+  for (int i = 0; i < cnt; i++) {
+    v[i].iov_len = iov[i].iov_len;
+    v[i].iov_base = malloc(iov[i].iov_len ? iov[i].iov_len : 1);
+    read_as_synced(v[i].iov_base, iov[i].iov_base, iov[i].iov_len, tail);
+  }
+  return v;
+}
+
+static void free_snapshot(struct iovec *v, int cnt) {
+  for (int i = 0; i < cnt; i++)
+    __libc_free(v[i].iov_base);
+  __libc_free(v);
+}
+
+#define ABSORBED(call_on_v, cnt)                                               \
+  do {                                                                         \
+    pthread_mutex_lock(&lock);                                                 \
+    struct iovec *v = snapshot(iov, cnt);                                      \
+    pthread_mutex_unlock(&lock);                                               \
+    ssize_t r = call_on_v;                                                     \
+    int e = errno;                                                             \
+    free_snapshot(v, cnt);                                                     \
+    errno = e;                                                                 \
+    return r;                                                                  \
+  } while (0)
+
+ssize_t copier_writev(int fd, const struct iovec *iov, int cnt) {
+  if (cnt <= 0 || cnt > 1024)
+    return writev(fd, iov, cnt);
+  csync(iov, (size_t)cnt * sizeof *iov);
+  ABSORBED(writev(fd, v, cnt), cnt);
+}
+
+ssize_t copier_pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
+  if (cnt <= 0 || cnt > 1024)
+    return pwritev(fd, iov, cnt, off);
+  csync(iov, (size_t)cnt * sizeof *iov);
+  ABSORBED(pwritev(fd, v, cnt, off), cnt);
+}
+
+ssize_t copier_write(int fd, const void *buf, size_t n) {
+  struct iovec iov[1] = {{(void *)buf, n}};
+  ABSORBED(write(fd, v[0].iov_base, n), 1);
+}
+
+ssize_t copier_pwrite(int fd, const void *buf, size_t n, off_t off) {
+  struct iovec iov[1] = {{(void *)buf, n}};
+  ABSORBED(pwrite(fd, v[0].iov_base, n, off), 1);
+}
+
+ssize_t copier_send(int fd, const void *buf, size_t n, int flags) {
+  struct iovec iov[1] = {{(void *)buf, n}};
+  ABSORBED(send(fd, v[0].iov_base, n, flags), 1);
+}
+
+ssize_t copier_sendto(int fd, const void *buf, size_t n, int flags,
+                      const struct sockaddr *to, socklen_t tolen) {
+  struct iovec iov[1] = {{(void *)buf, n}};
+  if (to)
+    csync(to, tolen);
+  ABSORBED(sendto(fd, v[0].iov_base, n, flags, to, tolen), 1);
+}
+
+ssize_t copier_sendmsg(int fd, const struct msghdr *msg, int flags) {
+  csync(msg, sizeof *msg);
+  if (msg->msg_iovlen > 1024)
+    return sendmsg(fd, msg, flags);
+  csync(msg->msg_iov, msg->msg_iovlen * sizeof(struct iovec));
+  csync(msg->msg_name, msg->msg_namelen);
+  csync(msg->msg_control, msg->msg_controllen);
+  const struct iovec *iov = msg->msg_iov;
+  struct msghdr m = *msg;
+  int cnt = (int)msg->msg_iovlen;
+  ABSORBED((m.msg_iov = v, sendmsg(fd, &m, flags)), cnt);
+}
+
+size_t copier_fwrite(const void *buf, size_t size, size_t n, FILE *f) {
+  csync(buf, size * n);
+  return fwrite(buf, size, n, f);
 }

@@ -84,6 +84,24 @@ pub mod symbols {
     /// non-zero; 0 also proves that every copy submitted before the load
     /// (by a thread ordered before it) has completed.
     pub const PENDING: &str = "__copier_pending";
+    /// The write/send family with absorption (issue 10): each entry point
+    /// has the signature of the libc function it stands for, and behaves as
+    /// `csync` of what that call reads followed by the call, except that the
+    /// kernel reads still-pending bytes from the copies' sources and the
+    /// copies stay pending. `(libc name, entry point)`. (`copier_fwrite`
+    /// is not here: stdio takes the bytes at once, so it is `csync` and
+    /// `fwrite`, which the pass's own guard already does.)
+    pub const ABSORBING: &[(&str, &str)] = &[
+        ("write", "copier_write"),
+        ("writev", "copier_writev"),
+        ("pwrite", "copier_pwrite"),
+        ("pwrite64", "copier_pwrite"),
+        ("pwritev", "copier_pwritev"),
+        ("pwritev64", "copier_pwritev"),
+        ("send", "copier_send"),
+        ("sendto", "copier_sendto"),
+        ("sendmsg", "copier_sendmsg"),
+    ];
 }
 
 /// The layout of `struct copier_site`, the per-call-site record CopierGen

@@ -1,6 +1,6 @@
 //! Counters behind `COPIER_STATS=1` and `COPIER_STATS_FILE`. The format of
 //! the exit line is part of the interface (issue 2):
-//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N`;
+//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N`;
 //! the stats file's lines end with ` pid=N`.
 
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +18,9 @@ pub struct Counters {
     pub inline: AtomicU64,
     /// Bytes read from an earlier source instead of an unsynced destination.
     pub absorbed_bytes: AtomicU64,
+    /// Bytes a `copier_write`-style call had the kernel read from a pending
+    /// copy's source instead of its destination.
+    pub absorbed_syscall_bytes: AtomicU64,
     /// Lazy copies dropped because their destination was overwritten first.
     pub lazy_dropped: AtomicU64,
     /// `csync`-family calls that had to wait, and the ns spent in them.
@@ -39,6 +42,7 @@ pub static COUNTERS: CachePadded<Counters> = CachePadded::new(Counters {
     bytes: AtomicU64::new(0),
     inline: AtomicU64::new(0),
     absorbed_bytes: AtomicU64::new(0),
+    absorbed_syscall_bytes: AtomicU64::new(0),
     lazy_dropped: AtomicU64::new(0),
     csync: CachePadded::new(WaitCounters { waits: AtomicU64::new(0), wait_ns: AtomicU64::new(0) }),
     service_bytes: CachePadded::new(AtomicU64::new(0)),
@@ -91,6 +95,8 @@ pub struct Snapshot {
     pub inline: u64,
     /// See [`Counters::absorbed_bytes`].
     pub absorbed_bytes: u64,
+    /// See [`Counters::absorbed_syscall_bytes`].
+    pub absorbed_syscall_bytes: u64,
     /// See [`Counters::lazy_dropped`].
     pub lazy_dropped: u64,
     /// See [`WaitCounters::waits`].
@@ -107,6 +113,7 @@ pub fn snapshot() -> Snapshot {
         bytes: c.bytes.load(Ordering::Relaxed),
         inline: c.inline.load(Ordering::Relaxed) + crate::clients::inline_total(),
         absorbed_bytes: c.absorbed_bytes.load(Ordering::Relaxed),
+        absorbed_syscall_bytes: c.absorbed_syscall_bytes.load(Ordering::Relaxed),
         lazy_dropped: c.lazy_dropped.load(Ordering::Relaxed),
         csync_waits: c.csync.waits.load(Ordering::Relaxed),
         csync_wait_ns: c.csync.wait_ns.load(Ordering::Relaxed),
@@ -117,8 +124,8 @@ impl Snapshot {
     /// The exit line, without a trailing newline.
     pub fn line(&self) -> String {
         format!(
-            "copier: tasks={} bytes={} inline={} absorbed_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={}",
-            self.tasks, self.bytes, self.inline, self.absorbed_bytes, self.lazy_dropped, self.csync_waits, self.csync_wait_ns
+            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={}",
+            self.tasks, self.bytes, self.inline, self.absorbed_bytes, self.absorbed_syscall_bytes, self.lazy_dropped, self.csync_waits, self.csync_wait_ns
         )
     }
 }
@@ -158,7 +165,7 @@ pub fn append_text(path: &std::path::Path, text: &str) {
 /// reports its own copies (the lines of a process tree add up).
 pub fn reset() {
     let c = &*COUNTERS;
-    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes] {
+    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.absorbed_syscall_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes] {
         a.store(0, Ordering::Relaxed);
     }
     crate::clients::reset_inline_counts();

@@ -199,6 +199,9 @@ pub struct Effect {
     /// still dereference them (the compiler does not see it), so a buffer
     /// they may point into is synced whole.
     pub asm_pointers: Vec<LLVMValueRef>,
+    /// A call of the write/send family: the runtime entry point that
+    /// absorbs it ([`absorb_calls`](super::absorb_calls)).
+    pub absorb: Option<&'static str>,
 }
 
 /// A [`FullReason`] (wrapper so `Effect` can derive `Default`).
@@ -590,6 +593,7 @@ impl EffectBuilder<'_, '_> {
             e.user_submission = true;
         }
         e.frees = FREE_FUNCTIONS.contains(&name.as_str()) || name.starts_with("_ZdlPv") || name.starts_with("_ZdaPv");
+        e.absorb = super::absorb_calls::absorbing_entry(inst);
 
         let extents = if props.known_libfunc() {
             EXTENT_FUNCTIONS.iter().find(|(n, _)| *n == name).map(|(_, x)| *x)

@@ -676,6 +676,14 @@ pub fn apply(
         }
     }
 
+    // Calls of the write/send family that read pending copies call the
+    // runtime's absorbing entry point instead (the copies stay pending).
+    for point in &plan.points {
+        if let Some((entry, _)) = point.absorb {
+            super::absorb_calls::retarget(module, point.before, entry);
+        }
+    }
+
     for (i, pc) in copies.iter().enumerate() {
         if !plan.reachable[i] {
             continue;

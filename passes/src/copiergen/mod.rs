@@ -20,6 +20,7 @@
 //! async-signal-safe, `memcpy` is). Modules for targets libcopier does not
 //! run on (GPU, wasm, non-Linux) are left alone.
 
+pub mod absorb_calls;
 pub mod candidates;
 pub mod dispatch;
 pub mod effects;

@@ -11,6 +11,7 @@
 //! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` |
 //! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
+//! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
 //! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
 //! | missed | `ConservativeSync` | the guarded inst. | `could not prove that call to 'f' at ... leaves memcpy at ... alone (the callee may read the destination); synchronizing the whole copy` |
 
@@ -207,6 +208,22 @@ pub fn profiled_long(fa: &FunctionAnalyses<'_>, c: &CopyCall, calls: u64, long: 
 /// Remarks for one sync point.
 pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan, point: &SyncPoint, window: bool) {
     let guarded = describe(point.before, point.callee.as_deref());
+    if let Some((entry, absorbed)) = &point.absorb {
+        let names: Vec<String> = absorbed.iter().map(|&c| copy_name_at(copies, plan, c)).collect();
+        fa.remark(
+            RemarkKind::Passed,
+            "AbsorbedCall",
+            Some(point.before),
+            &[
+                ("Access", guarded.clone()),
+                s(" rewritten to "),
+                ("Entry", (*entry).to_owned()),
+                s(" instead of a csync: the kernel reads the pending bytes from the source of "),
+                ("Copy", names.join(", ")),
+                s(", which stays pending"),
+            ],
+        );
+    }
     for n in &point.narrow {
         let windowed = plan.windowed(point, window);
         let size = match n.range {

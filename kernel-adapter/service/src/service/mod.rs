@@ -26,6 +26,7 @@
 //! Modules: [`submit`], [`exec`] (executors), [`handlers`] (completion
 //! handlers), [`thread`] (the service thread), [`csync`], [`fork`].
 
+pub mod absorb_io;
 mod csync;
 mod exec;
 mod fork;

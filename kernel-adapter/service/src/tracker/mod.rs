@@ -36,6 +36,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 pub mod absorb;
 pub mod edges;
 pub mod ingest;
+pub mod query;
 pub mod range_map;
 
 pub use crate::task::Redirect;

@@ -54,9 +54,10 @@ pub fn reverse_post_order(function: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
     post
 }
 
-/// What one instruction needs: whole-copy syncs (copy, reason) and narrow
-/// syncs (access index, reason, copy).
-type Syncs = (Vec<(usize, FullReason)>, Vec<(usize, NarrowReason, usize)>);
+/// What one instruction needs: whole-copy syncs (copy, reason), narrow
+/// syncs (access index, reason, copy), and the copies a call of the
+/// write/send family absorbs instead of syncing (they stay pending).
+type Syncs = (Vec<(usize, FullReason)>, Vec<(usize, NarrowReason, usize)>, Vec<usize>);
 
 struct Analysis<'a, 'b, 'm> {
     eb: &'a EffectBuilder<'b, 'm>,
@@ -106,7 +107,7 @@ impl Analysis<'_, '_, '_> {
         let mut narrow = Vec::new();
         if let Some(c) = e.submits {
             state.insert(c);
-            return Ok((full, narrow));
+            return Ok((full, narrow, Vec::new()));
         }
         let pending: Vec<usize> = state.iter().collect();
         if e.may_need_full() {
@@ -138,8 +139,33 @@ impl Analysis<'_, '_, '_> {
                 }
             }
         }
-        Ok((full, narrow))
+        let absorbed = if e.absorb.is_some() { absorb(&mut full, &mut narrow, state) } else { Vec::new() };
+        Ok((full, narrow, absorbed))
     }
+}
+
+/// A call of the write/send family (`Effect::absorb`): the syncs it needs
+/// because it reads a buffer (or because alias analysis cannot tell what
+/// the libc function touches) are left to its runtime entry point, which
+/// reads pending bytes from the copies' sources; those copies stay pending
+/// (`state`). Returns them; syncs for other reasons (a call that may not
+/// return, ...) stay.
+fn absorb(full: &mut Vec<(usize, FullReason)>, narrow: &mut Vec<(usize, NarrowReason, usize)>, state: &mut BitSet) -> Vec<usize> {
+    let mut absorbed: Vec<usize> = narrow.drain(..).map(|(_, _, c)| c).collect();
+    full.retain(|&(c, r)| {
+        let by_entry = matches!(
+            r,
+            FullReason::CallReadsDst | FullReason::CallWritesDst | FullReason::CallWritesSrc | FullReason::CoarseAccess(_)
+        );
+        if by_entry {
+            state.insert(c);
+            absorbed.push(c);
+        }
+        !by_entry
+    });
+    absorbed.sort_unstable();
+    absorbed.dedup();
+    absorbed
 }
 
 /// Computes where the copies of `function` need syncs. In `coarse` mode
@@ -346,7 +372,7 @@ impl Walker<'_, '_, '_, '_> {
                 groups.clear();
                 bases.clear();
             }
-            let (full, narrow_hits) = self.an.transfer(*inst, e, &mut state)?;
+            let (full, narrow_hits, absorbed) = self.an.transfer(*inst, e, &mut state)?;
             let mut new_narrow: Vec<NarrowSync> = Vec::new();
             let mut seen: Vec<usize> = Vec::new();
             for (i, reason, copy) in narrow_hits {
@@ -416,7 +442,7 @@ impl Walker<'_, '_, '_, '_> {
                 ready.add(base, lo, hi);
             }
             if let Some(r) = rec.as_deref_mut() {
-                if !full.is_empty() || !new_narrow.is_empty() {
+                if !full.is_empty() || !new_narrow.is_empty() || !absorbed.is_empty() {
                     let p = r.points.len();
                     for (k, n) in new_narrow.iter().enumerate() {
                         if let SyncRange::Bytes { base, .. } = n.range {
@@ -430,6 +456,7 @@ impl Walker<'_, '_, '_, '_> {
                         full,
                         in_loop: r.in_loop,
                         callee: e.callee.clone(),
+                        absorb: e.absorb.filter(|_| !absorbed.is_empty()).map(|f| (f, absorbed)),
                     });
                 }
             }

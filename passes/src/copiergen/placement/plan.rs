@@ -76,6 +76,9 @@ pub struct SyncPoint {
     pub in_loop: bool,
     /// Callee name of a call, for remarks.
     pub callee: Option<String>,
+    /// A call of the write/send family that reads pending copies: the
+    /// runtime entry point it becomes, and those copies (they stay pending).
+    pub absorb: Option<(&'static str, Vec<usize>)>,
 }
 
 impl Plan {
