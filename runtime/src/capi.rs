@@ -229,7 +229,9 @@ pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_voi
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
         let end = service::csync_ready_end(addr as usize, n);
-        crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
+        // All-ones: no copy is pending, so every open observation is done.
+        let all = end == usize::MAX;
+        crate::sites::waited(addr as usize, n, all, t0, copier_adapter::sys::now_ns());
         return end as *const c_void;
     }
     service::csync_ready_end(addr as usize, n) as *const c_void
