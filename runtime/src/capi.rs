@@ -193,7 +193,8 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// before it hands it (or a copy's source) to another thread, e.g. before
 /// unlocking the mutex that guards it (DESIGN.md's rule). Without that
 /// csync, a later copy of the other thread into the same bytes may be
-/// applied first.
+/// applied first. So csync waits for the calling thread's copies only: a
+/// copy another thread submitted is that thread's to csync.
 #[no_mangle]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
     if crate::sites::observing() {
