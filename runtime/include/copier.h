@@ -169,7 +169,8 @@ void *amemcpy_handler(void *dst, const void *src, size_t n, copier_handler_fn fn
 // before it hands it (or a copy's source) to another thread, e.g. before
 // unlocking the mutex that guards it (DESIGN.md's rule). Without that
 // csync, a later copy of the other thread into the same bytes may be
-// applied first.
+// applied first. So csync waits for the calling thread's copies only: a
+// copy another thread submitted is that thread's to csync.
 void csync(const void *addr, size_t n);
 
 // Return when every copy submitted before the call (by any thread) has

@@ -193,7 +193,8 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// before it hands it (or a copy's source) to another thread, e.g. before
 /// unlocking the mutex that guards it (DESIGN.md's rule). Without that
 /// csync, a later copy of the other thread into the same bytes may be
-/// applied first.
+/// applied first. So csync waits for the calling thread's copies only: a
+/// copy another thread submitted is that thread's to csync.
 #[no_mangle]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
     if crate::sites::observing() {
@@ -229,7 +230,9 @@ pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_voi
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
         let end = service::csync_ready_end(addr as usize, n);
-        crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
+        // All-ones: no copy is pending, so every open observation is done.
+        let all = end == usize::MAX;
+        crate::sites::waited(addr as usize, n, all, t0, copier_adapter::sys::now_ns());
         return end as *const c_void;
     }
     service::csync_ready_end(addr as usize, n) as *const c_void

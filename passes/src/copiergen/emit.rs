@@ -403,7 +403,7 @@ impl Emitter {
         }
     }
 
-    /// `if (ptr < lo || ptr + size > end) { end = csync_ready_end(ptr, size); lo = ptr; }`
+    /// `if (ptr < lo || ptr + size > end) { end = csync_ready_end(ptr, size); lo = end == -1 ? 0 : ptr; }`
     /// before `before`.
     fn windowed_guard(&mut self, before: LLVMValueRef, object: LLVMValueRef, range: SyncRange) {
         let (lo_slot, end_slot) = self.window(object);
@@ -419,7 +419,12 @@ impl Emitter {
         self.b.position_before(term);
         self.b.set_loc_from(before);
         let new_end = self.miss_call(ptr, n);
-        self.b.store(ptr, lo_slot);
+        // An answer of all-ones (nothing pending anywhere) opens the
+        // window below `ptr` too, so a backward walk stops missing.
+        let all = self.b.all_ones_ptr();
+        let none_pending = self.b.icmp(LLVMIntPredicate::LLVMIntEQ, new_end, all);
+        let new_lo = self.b.select(none_pending, self.b.null_ptr(), ptr);
+        self.b.store(new_lo, lo_slot);
         self.b.store(new_end, end_slot);
         // (Not the slot loads: mem2reg deletes them.)
         let check = vec![miss, below, beyond, last];
