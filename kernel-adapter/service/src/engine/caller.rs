@@ -79,9 +79,26 @@ fn has_avx() -> bool {
 /// AVX-512F and AVX-512VL usable, and `Prefer_No_AVX512` unset, which
 /// `init_cpu_features` sets on AVX-512 CPUs without AVX-VNNI (CPUID leaf 7
 /// subleaf 1, EAX bit 4) and without AVX512ER. A `GLIBC_TUNABLES` override
-/// of the preference is not followed.
+/// of the preference is not followed. Asked once per process: under a
+/// hypervisor every CPUID exits to it (about 40 us each on the KVM guest
+/// of `bench/results/programs-2026-12-01-stop16.txt`).
 #[cfg(target_arch = "x86_64")]
 fn glibc_uses_zmm() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    /// 0: not asked yet; else 1 + the answer.
+    static ZMM: AtomicU8 = AtomicU8::new(0);
+    match ZMM.load(Ordering::Relaxed) {
+        0 => {
+            let z = ask_glibc_uses_zmm();
+            ZMM.store(1 + u8::from(z), Ordering::Relaxed);
+            z
+        }
+        v => v == 2,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn ask_glibc_uses_zmm() -> bool {
     if !(std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl")) {
         return false;
     }
