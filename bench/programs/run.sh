@@ -3,6 +3,7 @@
 # its own benchmark (or a fixed workload) in interleaved A/B pairs.
 #
 #   bench/programs/run.sh [--pairs N] [--only PROG,PROG] [--out FILE]
+#                         [--variant COPIER_OPTIONS]...
 #
 # PROG: zlib lz4 zstd brotli xz bzip2 protobuf-c redis sqlite3 libpng
 # libyaml expat copy_parse snappy rust, and the paper's workloads
@@ -15,7 +16,9 @@
 # median of each build, the median of the N pair ratios, their min..max)
 # with machine load and CPU model, and writes it to FILE (default
 # bench/results/programs-<UTC date>.txt). A ratio above 1 means copiergen is
-# faster: plain/copiergen for times, copiergen/plain for rates. A build that
+# faster: plain/copiergen for times, copiergen/plain for rates. Each
+# --variant OPTS adds one more run to every round: the copiergen build with
+# COPIER_OPTIONS=OPTS, in rows of its own. A build that
 # fails becomes a row saying so. Not part of scripts/test.sh: 5 to 15
 # minutes at 5 pairs on 2 cores once the builds exist, depending on load,
 # plus about 8 for the paper's four (the first run also builds 32 trees,
@@ -31,7 +34,8 @@ ALL=(zlib lz4 zstd brotli xz bzip2 protobuf-c redis sqlite3 libpng libyaml expat
 PAIRS=5
 ONLY=""
 OUTFILE=""
-usage="usage: bench/programs/run.sh [--pairs N] [--only PROG,PROG] [--out FILE] (PROG: ${ALL[*]}, or paper for the last four)"
+VARIANT_ARGS=()
+usage="usage: bench/programs/run.sh [--pairs N] [--only PROG,PROG] [--out FILE] [--variant COPIER_OPTIONS]... (PROG: ${ALL[*]}, or paper for the last four)"
 while [ $# -gt 0 ]; do
   case $1 in
     --pairs) PAIRS=${2:?$usage}; shift 2 ;;
@@ -40,6 +44,8 @@ while [ $# -gt 0 ]; do
     --only=*) ONLY=${1#--only=}; shift ;;
     --out) OUTFILE=${2:?$usage}; shift 2 ;;
     --out=*) OUTFILE=${1#--out=}; shift ;;
+    --variant) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; VARIANT_ARGS+=("$2"); shift 2 ;;
+    --variant=*) VARIANT_ARGS+=("${1#--variant=}"); shift ;;
     -h | --help) echo "$usage"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; echo "$usage" >&2; exit 2 ;;
   esac
@@ -58,6 +64,7 @@ OUT="$COPIER_ROOT/testsuite/out/bench-programs"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 . "$HERE/lib/figures.sh"
+VARIANTS=("${VARIANT_ARGS[@]}")
 make_inputs
 
 echo "bench/programs: load before: $(uptime)" >&2
@@ -69,7 +76,7 @@ done
 load_after=$(uptime)
 
 {
-  echo "# bench/programs/run.sh --pairs $PAIRS${ONLY:+ --only $ONLY} on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$COPIER_ROOT" rev-parse --short HEAD)"
+  echo "# bench/programs/run.sh --pairs $PAIRS${ONLY:+ --only $ONLY}${VARIANTS[*]:+$(printf ' --variant %s' "${VARIANTS[@]}")} on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$COPIER_ROOT" rev-parse --short HEAD)"
   echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
   echo "# load before: ${load_before#*load average: }; after: ${load_after#*load average: } (uptime's 1/5/15-minute averages)"
   echo "# ratio: median of the $PAIRS pair ratios, above 1 = copiergen faster (plain/copiergen for times, copiergen/plain for rates); spread: min..max of the pair ratios"

@@ -13,7 +13,8 @@
 # from the test suite's. A tree is rebuilt only when its stamp changes: the
 # build script, the Debian source version and, for copiergen, the copiergen
 # binaries, plugin and runtime (plus COPIERGEN_OPTIONS/COPIERGEN_EXTRA_FLAGS).
-# BENCH_REBUILD=1 rebuilds anyway.
+# BENCH_REBUILD=1 rebuilds anyway; BENCH_REUSE=1 uses any existing tree
+# whatever its stamp (to time a run-time option on builds made earlier).
 # shellcheck source=../../../testsuite/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../../testsuite/lib/common.sh"
 BENCH_BUILD_DIR="$COPIER_ROOT/third_party/build"
@@ -45,7 +46,8 @@ bench_build() {
   local pkg=$1 mode=$2 tree stamp log flags=(--build-only --tag=bench)
   tree=$(bench_tree "$pkg" "$mode") || return 2
   stamp=$(bench_stamp "$pkg" "$mode")
-  if [ "${BENCH_REBUILD:-0}" != 1 ] && [ -f "$tree/.bench-stamp" ] && [ "$(cat "$tree/.bench-stamp")" = "$stamp" ]; then
+  if [ "${BENCH_REBUILD:-0}" != 1 ] && [ -f "$tree/.bench-stamp" ] &&
+    { [ "${BENCH_REUSE:-0}" = 1 ] || [ "$(cat "$tree/.bench-stamp")" = "$stamp" ]; }; then
     return 0
   fi
   [ "$mode" = copiergen ] || flags+=(--plain)

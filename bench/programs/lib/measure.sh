@@ -7,12 +7,16 @@
 #     order. measure runs it PAIRS times per mode, alternating which build
 #     goes first (ABBAAB...), and adds one table row per figure. A runner
 #     that fails (or prints too few numbers) ends the group with a row
-#     saying so.
+#     saying so. Each entry of VARIANTS (COPIER_OPTIONS strings) adds
+#     one more copiergen run per round with COPIER_OPTIONS set to it, and
+#     one more row per figure against the same plain runs; a round then
+#     rotates the order (ABC, BCA, CAB...).
 #   failed_row PROGRAM WHAT REASON   a row for something that did not run
 #   table                            prints the rows as a Markdown table
 # Needs PAIRS and OUT set.
 
 ROWS=()
+VARIANTS=()
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -34,13 +38,20 @@ measure() {
   local specs=("$@") dir="$OUT/values/$prog/$runner"
   rm -rf "$dir"
   mkdir -p "$dir"
+  # modes: plain, copiergen, then copiergen with VARIANTS[V] as vV
+  local modes=(plain copiergen) v
+  for v in "${!VARIANTS[@]}"; do modes+=("v$v"); done
   for i in $(seq 1 "$PAIRS"); do
-    local order=(plain copiergen)
-    # ABBAAB: the second build of a pair gets whatever the first left warm
-    # (page cache, CPU frequency), half the time each.
-    [ $((i % 2)) = 1 ] || order=(copiergen plain)
+    # ABBAAB (with variants ABC, BCA, CAB): each build follows the others
+    # as often as it leads, so what one leaves warm (page cache, CPU
+    # frequency) falls on all.
+    local order=() j
+    for j in "${!modes[@]}"; do order+=("${modes[$(((i - 1 + j) % ${#modes[@]}))]}"); done
     for m in "${order[@]}"; do
-      if ! "$runner" "$m" >"$dir/run.out" 2>"$dir/run.err" ||
+      if ! case $m in
+        v*) COPIER_OPTIONS=${VARIANTS[${m#v}]} "$runner" copiergen ;;
+        *) "$runner" "$m" ;;
+      esac >"$dir/run.out" 2>"$dir/run.err" ||
         [ "$(grep -cE '^[0-9.eE+-]+$' "$dir/run.out")" -lt ${#specs[@]} ]; then
         echo "bench/programs: $prog $runner $m failed:" >&2
         tail -n 5 "$dir/run.err" "$dir/run.out" >&2
@@ -55,17 +66,21 @@ measure() {
   done
   for k in "${!specs[@]}"; do
     IFS='|' read -r spec unit kind <<<"${specs[$k]}"
-    # Pair ratios, above 1 = copiergen faster.
-    paste "$dir/$k.plain" "$dir/$k.copiergen" | awk -v kind="$kind" \
-      '{ print (kind == "time" ? $1 / $2 : $2 / $1) }' >"$dir/$k.ratio"
-    local pv cv r lo hi
-    pv=$(median <"$dir/$k.plain")
-    cv=$(median <"$dir/$k.copiergen")
-    r=$(median <"$dir/$k.ratio")
-    lo=$(sort -g "$dir/$k.ratio" | head -1)
-    hi=$(sort -g "$dir/$k.ratio" | tail -1)
-    ROWS+=("$prog|$spec|$(fmt "$pv" "$unit")|$(fmt "$cv" "$unit")|$(awk -v r="$r" 'BEGIN { printf "%.2fx", r }')|$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.2f..%.2f", a, b }')")
-    echo "bench/programs: ${ROWS[-1]}" >&2
+    for m in "${modes[@]:1}"; do
+      local label=$spec
+      [ "$m" = copiergen ] || label="$spec, COPIER_OPTIONS=${VARIANTS[${m#v}]}"
+      # Pair ratios, above 1 = copiergen faster.
+      paste "$dir/$k.plain" "$dir/$k.$m" | awk -v kind="$kind" \
+        '{ print (kind == "time" ? $1 / $2 : $2 / $1) }' >"$dir/$k.$m.ratio"
+      local pv cv r lo hi
+      pv=$(median <"$dir/$k.plain")
+      cv=$(median <"$dir/$k.$m")
+      r=$(median <"$dir/$k.$m.ratio")
+      lo=$(sort -g "$dir/$k.$m.ratio" | head -1)
+      hi=$(sort -g "$dir/$k.$m.ratio" | tail -1)
+      ROWS+=("$prog|$label|$(fmt "$pv" "$unit")|$(fmt "$cv" "$unit")|$(awk -v r="$r" 'BEGIN { printf "%.2fx", r }')|$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.2f..%.2f", a, b }')")
+      echo "bench/programs: ${ROWS[-1]}" >&2
+    done
   done
 }
 

@@ -155,7 +155,10 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
     slot.store(v, Ordering::Relaxed);
     match name {
         "nt_threshold" => crate::engine::NT_THRESHOLD.store(v, Ordering::Relaxed),
-        "engine" => crate::engine::set_option(v).map_err(|_| bad())?,
+        "engine" => {
+            crate::engine::set_option(v).map_err(|_| bad())?;
+            crate::gate::set_engine();
+        }
         // mirrored in the inline fast path's gate
         "threshold" => crate::gate::set_threshold(v),
         "stats" | "stats_file" => crate::gate::set_closed(crate::gate::CLOSED_STATS, stats_on()),

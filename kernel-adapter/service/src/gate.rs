@@ -152,17 +152,19 @@ mod imp {
         /// Copies shorter than this many bytes may take the fast path (the
         /// threshold, or 0 while the gate is closed).
         pub limit: AtomicUsize,
-        /// glibc's `memcpy` (resolved at init), else the engine's copy.
+        /// glibc's `memcpy` (resolved at init) with `engine=auto`, else the
+        /// engine's copy (`engine::caller`).
         pub memcpy: AtomicPtr<()>,
         /// glibc's `memmove`, else the engine's move.
         pub memmove: AtomicPtr<()>,
         /// Copies shorter than this many bytes run right in the entry point,
-        /// without the jump: `min(limit, 257)` on a CPU with AVX (vectors
-        /// of 32 bytes, `engine::arch::x86_64::copy_le256`), `min(limit,
-        /// 32)` without, 0 while the gate is closed.
+        /// without the jump: `min(limit, vec_limit)` of
+        /// `engine::caller::CallerCopy` (257 with AVX, vectors of 32
+        /// bytes, `engine::arch::x86_64::copy_le256`; 32 without, or with
+        /// `engine=erms`/`portable`), 0 while the gate is closed.
         pub inline_limit: AtomicUsize,
-        /// The CPU has AVX-512F: copies of 65 to 256 bytes use 64-byte
-        /// vectors, as glibc's `memmove` does then.
+        /// Copies of 65 to 256 bytes use 64-byte vectors
+        /// (`engine::caller::CallerCopy::wide`).
         pub wide: AtomicBool,
     }
 
@@ -210,12 +212,14 @@ mod imp {
         vec_limit: usize,
         /// This runtime's 1 is in the pending word.
         published: bool,
+        /// glibc's `memcpy` and `memmove` once resolved ([`set_routines`]).
+        libc: Option<(MemFn, MemFn)>,
     }
 
     /// Serializes every write of `FAST.limit`/`FAST.holds`, so the limit
     /// always matches the latest state (transitions are rare).
     static STATE: FutexMutex<State> =
-        FutexMutex::new(State { holds: 0, closed: CLOSED_INIT, threshold: copier_abi::DEFAULT_THRESHOLD, vec_limit: 0, published: false });
+        FutexMutex::new(State { holds: 0, closed: CLOSED_INIT, threshold: copier_abi::DEFAULT_THRESHOLD, vec_limit: 0, published: false, libc: None });
 
     fn update(f: impl FnOnce(&mut State)) {
         let mut s = STATE.lock();
@@ -258,19 +262,33 @@ mod imp {
     /// static), copying the routines over. Call once, at init.
     pub fn install(f: &'static FastPath) {
         let mut s = STATE.lock();
-        s.vec_limit = 0;
-        #[cfg(target_arch = "x86_64")]
-        {
-            s.vec_limit = if std::arch::is_x86_feature_detected!("avx") { 257 } else { 32 };
-            f.wide.store(std::arch::is_x86_feature_detected!("avx512f"), Ordering::Relaxed);
-        }
         let old = fast();
-        f.memcpy.store(old.memcpy.load(Ordering::Relaxed), Ordering::Relaxed);
-        f.memmove.store(old.memmove.load(Ordering::Relaxed), Ordering::Relaxed);
         FAST.store(f as *const FastPath as *mut FastPath, Ordering::Release);
         old.limit.store(0, Ordering::Release);
         old.inline_limit.store(0, Ordering::Release);
+        plan_copies(&mut s);
         publish(&mut s);
+    }
+
+    /// Apply the `engine` option's plan for the caller's copies
+    /// (`engine::caller`): the size classes and the routine behind them.
+    /// Published by the next limit store.
+    fn plan_copies(s: &mut State) {
+        let plan = crate::engine::caller::CallerCopy::current();
+        s.vec_limit = if cfg!(target_arch = "x86_64") { plan.vec_limit } else { 0 };
+        let (memcpy, memmove): (MemFn, MemFn) = match (plan.routine, s.libc) {
+            (None, Some(libc)) => libc,
+            _ => (fallback_memcpy, fallback_memmove),
+        };
+        let f = fast();
+        f.wide.store(plan.wide, Ordering::Relaxed);
+        f.memcpy.store(memcpy as *mut (), Ordering::Relaxed);
+        f.memmove.store(memmove as *mut (), Ordering::Relaxed);
+    }
+
+    /// The `engine` option changed: re-plan the caller's copies.
+    pub fn set_engine() {
+        update(plan_copies);
     }
 
     /// Make `word` the pending word the gate publishes (`copier_abi::symbols::
@@ -311,12 +329,11 @@ mod imp {
     /// Install the copy routines the fast path jumps to (glibc's, resolved
     /// at init).
     pub fn set_routines(memcpy: MemFn, memmove: MemFn) {
-        let _s = STATE.lock();
-        fast().memcpy.store(memcpy as *mut (), Ordering::Relaxed);
-        fast().memmove.store(memmove as *mut (), Ordering::Relaxed);
-        drop(_s);
-        // the next limit store (Release) publishes them
-        update(|_| {});
+        // the limit store (Release) in `update` publishes them
+        update(|s| {
+            s.libc = Some((memcpy, memmove));
+            plan_copies(s);
+        });
     }
 
     /// True when no client holds the gate: no task is pending anywhere (for

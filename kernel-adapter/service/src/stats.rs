@@ -1,7 +1,9 @@
 //! Counters behind `COPIER_STATS=1` and `COPIER_STATS_FILE`. The format of
 //! the exit line is part of the interface (issue 2):
-//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N`;
-//! the stats file's lines end with ` pid=N`.
+//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N
+//! engine=E caller=C` (E: the engine of asynchronous and synchronous
+//! copies, `engine::Engine::name`; C: what the inline fast path runs,
+//! `engine::caller::CallerCopy::name`); the stats file's lines end with ` pid=N`.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
@@ -121,11 +123,21 @@ pub fn snapshot() -> Snapshot {
 }
 
 impl Snapshot {
-    /// The exit line, without a trailing newline.
+    /// The exit line, without a trailing newline; ends with the engines in
+    /// use now.
     pub fn line(&self) -> String {
         format!(
-            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={}",
-            self.tasks, self.bytes, self.inline, self.absorbed_bytes, self.absorbed_syscall_bytes, self.lazy_dropped, self.csync_waits, self.csync_wait_ns
+            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={} engine={} caller={}",
+            self.tasks,
+            self.bytes,
+            self.inline,
+            self.absorbed_bytes,
+            self.absorbed_syscall_bytes,
+            self.lazy_dropped,
+            self.csync_waits,
+            self.csync_wait_ns,
+            crate::engine::engine_name(),
+            crate::engine::caller::CallerCopy::current().name()
         )
     }
 }

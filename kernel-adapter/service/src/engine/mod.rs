@@ -15,8 +15,9 @@
 //! Which engine runs where:
 //! * caller-inline short copies (below the threshold, nothing pending): up
 //!   to 256 bytes the inline fast path's own size classes
-//!   (`arch::x86_64::copy_le256`, `zmm` on AVX-512F CPUs whatever the
-//!   option; see `gate`), longer ones [`copy`] / [`move_bytes`];
+//!   (`arch::x86_64::copy_le256`), longer ones a tail jump to glibc's
+//!   `memcpy`/`memmove` with `auto`, or to [`copy`] / [`move_bytes`] with a
+//!   forced engine; [`caller`] says which classes and routine per option;
 //! * synchronous fallbacks (full queue, no service) and the fault
 //!   re-execution, where a waiter whose copy faulted copies it again on its
 //!   own thread so the program gets the SIGSEGV `memcpy` would raise:
@@ -71,8 +72,9 @@
 //! stay inside the recoverable range (see [`copy_recoverable`]).
 
 pub mod arch;
+pub mod caller;
 
-use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 
 /// Copies at least this long use non-temporal stores (bytes; for an
 /// asynchronous copy, the whole copy's length). Default 8 MiB, measured
@@ -171,9 +173,18 @@ pub fn force(e: Option<Engine>) -> Result<(), Unavailable> {
         }
     }
     CHOICE.store(e.map_or(0, |e| 1 + e as u8), Ordering::Relaxed);
+    FORCED.store(e.is_some(), Ordering::Relaxed);
     let e = current();
     COPY_FN.store(arch::copy_fn(e) as *mut (), Ordering::Relaxed);
     Ok(())
+}
+
+/// True while an engine is [`force`]d.
+static FORCED: AtomicBool = AtomicBool::new(false);
+
+/// The engine [`force`]d (`COPIER_OPTIONS=engine=NAME`), `None` for `auto`.
+pub fn forced() -> Option<Engine> {
+    FORCED.load(Ordering::Relaxed).then(current)
 }
 
 /// `COPIER_OPTIONS=engine=NAME` as the option table stores it: `auto` is
