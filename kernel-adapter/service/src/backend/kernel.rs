@@ -1,0 +1,383 @@
+//! The kernel backend: copies submitted into `/dev/copier`'s copy ring and
+//! executed by copier.ko's service threads; `csync` waits on the shared
+//! descriptors (spin, then `COPIER_IOC_WAIT`) and re-executes on its own
+//! thread what the module leaves (`COPIER_D_FAULTED`), so a bad pointer
+//! raises memcpy's SIGSEGV there.
+//!
+//! One client per process: threads share it, and a lock makes them one
+//! producer (the ring is single-producer). Copies the module cannot serve
+//! run synchronously after the pending copies they conflict with: below
+//! the threshold, a full ring, overlapping moves, copies with a completion
+//! handler (the handler then runs at once, after every earlier copy),
+//! nested calls (a signal handler or an interposed `memcpy` inside the
+//! backend). Lazy copies run eagerly. The gate is held ([`HOLD`]) from the
+//! first submit until a wait sees the ring drained, so the fast path and
+//! the pending word compiled guards read see device tasks as pending.
+
+use super::device::Device;
+use super::proto::{self, Task};
+use crate::desc::{FAILED, FAULTED};
+use crate::gate::{self, Hold};
+use crate::stats::COUNTERS;
+use crate::sys::{now_ns, FutexMutex};
+use crate::{config, config::values as opt, engine, hooks};
+use core::cell::Cell;
+use core::sync::atomic::Ordering;
+
+/// Handle tag in the low byte: no in-process client has this index
+/// (`clients::MAX_CLIENTS` is 255), so `copier_wait` tells them apart.
+pub(crate) const HANDLE_TAG: u64 = 0xff;
+/// Pause-loop iterations before a wait sleeps in `COPIER_IOC_WAIT`.
+const SPIN: u32 = 2000;
+
+/// The producer: next position to publish, under the lock.
+static SUBMIT: FutexMutex<u64> = FutexMutex::new(0);
+/// The gate hold of device tasks (see the module docs).
+static HOLD: Hold = Hold::new();
+
+thread_local! {
+    /// This thread is inside the backend (a nested call copies plainly).
+    static INSIDE: Cell<bool> = const { Cell::new(false) };
+    /// A re-execution in progress on this thread: `(pos, lo, hi)`. Still
+    /// set at the next call when the program left the copy's fault by
+    /// `siglongjmp`: the task then finishes with a fault (`FAILED`).
+    static REPLAY: Cell<Option<(u64, u32, u32)>> = const { Cell::new(None) };
+}
+
+/// Marks this thread inside the backend for its life.
+struct Inside;
+
+impl Inside {
+    fn enter() -> Option<Inside> {
+        INSIDE.try_with(|c| (!c.replace(true)).then_some(Inside)).ok().flatten()
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        let _ = INSIDE.try_with(|c| c.set(false));
+    }
+}
+
+fn handle(pos: u64) -> u64 {
+    ((pos + 1) << 8) | HANDLE_TAG
+}
+
+/// Segments of a task with `shift` that bytes `[off, off + len)` touch.
+fn segs(off: u64, len: u64, shift: u32) -> (u32, u32) {
+    ((off >> shift) as u32, (((off + len - 1) >> shift) + 1) as u32)
+}
+
+/// Segment shift for a copy of `n` bytes: the configured segment size,
+/// within the module's 6..=24, grown until the task has at most
+/// `MAX_SEGS` segments; `None` when even 16 MiB segments are too few.
+fn shift_for(n: usize) -> Option<u32> {
+    let mut s = config::get(&opt::segment_size).trailing_zeros().clamp(6, 24);
+    while n.div_ceil(1 << s) > crate::desc::MAX_SEGS {
+        s += 1;
+    }
+    (s <= 24).then_some(s)
+}
+
+/// Submit a copy (`flags`: `COPIER_LAZY`, `COPIER_MOVE`) with an optional
+/// completion handler; returns a handle, or 0 when it ran synchronously
+/// (its handler has then run).
+///
+/// # Safety
+/// As `service::submit`.
+pub(crate) unsafe fn submit(dev: &Device, dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
+    if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
+        f(dst as usize, src as usize, n, flags);
+    }
+    let Some(inside) = Inside::enter() else {
+        // nested (signal handler, interposed memcpy): plain copy, as the
+        // in-process service's nested_copy
+        // SAFETY: caller contract; overlap-safe.
+        unsafe { engine::move_bytes(dst, src, n) };
+        call_handler(handler, arg);
+        return 0;
+    };
+    settle_replay(dev);
+    let (d, s) = (dst as usize as u64, src as usize as u64);
+    let shift = shift_for(n);
+    let asynchronous = handler == 0 && n >= config::get(&opt::threshold) && n != 0 && d.abs_diff(s) >= n as u64 && shift.is_some();
+    if asynchronous {
+        let shift = shift.unwrap_or(24);
+        let t = Task { dst: d, src: s, len: n as u64, flags: 0, nsegs: n.div_ceil(1 << shift) as u32, shift };
+        let mut g = SUBMIT.lock();
+        let pos = *g;
+        let ring = dev.ring();
+        if proto::has_room(&ring, pos, dev.nentries) {
+            HOLD.ensure(gate::add_hold, gate::sub_hold);
+            let wake = proto::publish(&ring, &dev.slot(pos), pos, &t);
+            *g = pos + 1;
+            drop(g);
+            if wake {
+                dev.wake();
+            }
+            COUNTERS.device_tasks.fetch_add(1, Ordering::Relaxed);
+            COUNTERS.tasks.fetch_add(1, Ordering::Relaxed);
+            COUNTERS.bytes.fetch_add(n as u64, Ordering::Relaxed);
+            return handle(pos);
+        }
+        // full ring: synchronous copy below
+    }
+    wait_ranges(dev, &[(d, n as u64, false), (s, n as u64, true)], false);
+    if handler != 0 {
+        // the handler may free the source: every earlier copy completes first
+        wait_all(dev);
+    }
+    // SAFETY: caller contract; overlap-safe.
+    unsafe { engine::move_bytes(dst, src, n) };
+    COUNTERS.inline.fetch_add(1, Ordering::Relaxed);
+    drop(inside);
+    call_handler(handler, arg);
+    0
+}
+
+fn call_handler(handler: usize, arg: usize) {
+    if handler != 0 {
+        // SAFETY: the submit contract: a non-zero handler is an
+        // `extern "C" fn(*mut c_void)` safe to call with `arg`.
+        let f = unsafe { core::mem::transmute::<usize, extern "C" fn(*mut core::ffi::c_void)>(handler) };
+        f(arg as *mut core::ffi::c_void);
+    }
+}
+
+/// Wait until no pending device task touches the ranges `(addr, len,
+/// writers_only)`. Returns true when it had to wait.
+fn wait_ranges(dev: &Device, ranges: &[(u64, u64, bool)], count: bool) -> bool {
+    let ring = dev.ring();
+    let (tail, head) = (ring.tail.load(Ordering::Acquire), ring.head.load(Ordering::Acquire));
+    let t0 = if count { now_ns() } else { 0 };
+    let mut waited = false;
+    for p in tail..head {
+        let Some(t) = proto::read(&dev.slot(p), p) else { continue };
+        for &(a, n, writers_only) in ranges {
+            for (base, is_write) in [(t.dst, true), (t.src, false)] {
+                if n == 0 || (writers_only && !is_write) {
+                    continue;
+                }
+                let x = a.max(base);
+                let y = a.saturating_add(n).min(base + t.len);
+                if x < y {
+                    let (lo, hi) = segs(x - base, y - x, t.shift);
+                    waited |= wait_segs(dev, p, lo, hi.min(t.nsegs));
+                }
+            }
+        }
+    }
+    if waited && count {
+        COUNTERS.csync.add(t0);
+    }
+    release_if_drained(dev);
+    waited
+}
+
+/// Wait until segments `[lo, hi)` of the task at `pos` are done,
+/// re-executing the task here if the module left it faulted. True when it
+/// had to wait.
+fn wait_segs(dev: &Device, pos: u64, lo: u32, hi: u32) -> bool {
+    let d = dev.slot(pos).desc;
+    let mut spins = 0;
+    let mut waited = false;
+    loop {
+        if d.is_done(pos, lo, hi) {
+            return waited;
+        }
+        waited = true;
+        if d.flags() & FAULTED != 0 {
+            finish(dev, pos, d.flags() & FAILED == 0);
+            continue;
+        }
+        if spins < SPIN {
+            spins += 1;
+            core::hint::spin_loop();
+            continue;
+        }
+        match dev.wait(pos) {
+            0 | libc::EINTR | libc::EINVAL => {}
+            _ => std::thread::yield_now(),
+        }
+    }
+}
+
+/// Finish what the module left of the task at `pos` (claim every
+/// unclaimed segment, copy it here, or only complete it when `copy` is
+/// false: a fault already delivered), then wake the module to retire it.
+fn finish(dev: &Device, pos: u64, copy: bool) {
+    let slot = dev.slot(pos);
+    let Some(t) = proto::read(&slot, pos) else { return };
+    let d = slot.desc;
+    loop {
+        while let Some((lo, hi)) = d.claim_run(pos, 0, t.nsegs, 64) {
+            if copy {
+                let off = (lo as u64) << t.shift;
+                let end = ((hi as u64) << t.shift).min(t.len);
+                let _ = REPLAY.try_with(|r| r.set(Some((pos, lo, hi))));
+                // SAFETY: the program submitted this copy and has not
+                // synced it: its ranges are valid as for memcpy, or this
+                // copy faults here as memcpy would (the runtime's fault
+                // handler chains every fault outside its recoverable
+                // routines to the program's action).
+                unsafe { engine::move_bytes((t.dst + off) as usize as *mut u8, (t.src + off) as usize as *const u8, (end - off) as usize) };
+                let _ = REPLAY.try_with(|r| r.set(None));
+            }
+            d.complete(lo, hi);
+        }
+        if d.is_done(pos, 0, t.nsegs) {
+            break;
+        }
+        // a module piece of this task is still in flight
+        std::thread::yield_now();
+    }
+    dev.wake();
+}
+
+/// A re-execution this thread left by `siglongjmp`: finish its task with
+/// a fault (never re-executed or re-raised), as the in-process service.
+fn settle_replay(dev: &Device) {
+    let Some((pos, lo, hi)) = REPLAY.try_with(|r| r.take()).ok().flatten() else { return };
+    let d = dev.slot(pos).desc;
+    d.set_flags(FAILED);
+    let mut s = lo;
+    while s < hi {
+        let e = hi.min((s / 64 + 1) * 64);
+        d.complete(s, e);
+        s = e;
+    }
+    finish(dev, pos, false);
+}
+
+/// Wait until every task published before the call is done and retired.
+fn wait_all(dev: &Device) {
+    let ring = dev.ring();
+    let head = ring.head.load(Ordering::Acquire);
+    for p in ring.tail.load(Ordering::Acquire)..head {
+        if let Some(t) = proto::read(&dev.slot(p), p) {
+            wait_segs(dev, p, 0, t.nsegs);
+        }
+    }
+    // retirement follows completion at once on the service thread
+    let mut spins = 0u32;
+    while ring.tail.load(Ordering::Acquire) < head {
+        if spins < SPIN {
+            spins += 1;
+            core::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+    release_if_drained(dev);
+}
+
+/// Release the gate hold when the ring is drained (under the producer lock,
+/// so no submit publishes meanwhile; skipped when the lock is busy: the
+/// next wait releases it).
+fn release_if_drained(dev: &Device) {
+    if !HOLD.held() {
+        return;
+    }
+    let Some(g) = SUBMIT.try_lock() else { return };
+    if dev.ring().tail.load(Ordering::Acquire) == *g && HOLD.begin_release() {
+        gate::sub_hold();
+    }
+    drop(g);
+}
+
+/// `csync(addr, n)` on the device's tasks.
+pub(crate) fn csync(dev: &Device, addr: usize, n: usize) {
+    if n == 0 || gate::no_holds() {
+        return;
+    }
+    settle_replay(dev);
+    wait_ranges(dev, &[(addr as u64, n as u64, false)], true);
+}
+
+/// `csync_all` on the device's tasks.
+pub(crate) fn csync_all(dev: &Device) {
+    settle_replay(dev);
+    if HOLD.held() {
+        let t0 = now_ns();
+        wait_all(dev);
+        COUNTERS.csync.add(t0);
+    }
+}
+
+/// `csync_ready_end(addr, n)`: `addr + n` once synced, `usize::MAX` when
+/// no device task is pending at all.
+pub(crate) fn csync_ready_end(dev: &Device, addr: usize, n: usize) -> usize {
+    csync(dev, addr, n);
+    let ring = dev.ring();
+    if ring.tail.load(Ordering::Acquire) == ring.head.load(Ordering::Acquire) {
+        usize::MAX
+    } else {
+        addr.saturating_add(n)
+    }
+}
+
+/// `copier_wait` (`block`) / `copier_query` of a device handle: 0 or 1
+/// (query: done), -1 for a handle never issued or a range outside the copy.
+pub(crate) fn wait_handle(dev: &Device, h: u64, off: usize, len: usize, block: bool) -> i32 {
+    let pos = (h >> 8).wrapping_sub(1);
+    if pos >= dev.ring().head.load(Ordering::Acquire) {
+        return -1;
+    }
+    let Some(t) = proto::read(&dev.slot(pos), pos) else { return if block { 0 } else { 1 } };
+    let (off, len) = (off as u64, len as u64);
+    if off > t.len || len > t.len - off {
+        return -1;
+    }
+    if len == 0 {
+        return if block { 0 } else { 1 };
+    }
+    let (lo, hi) = segs(off, len, t.shift);
+    if block {
+        settle_replay(dev);
+        wait_segs(dev, pos, lo, hi.min(t.nsegs));
+        release_if_drained(dev);
+        0
+    } else {
+        i32::from(dev.slot(pos).desc.is_done(pos, lo, hi.min(t.nsegs)))
+    }
+}
+
+/// `pthread_atfork` prepare: hold the producer lock across the fork and
+/// wait for every device task, so the child inherits none (its memory is
+/// the parent's with every copy applied) and the parent resumes as before.
+pub(crate) fn fork_prepare(dev: &Device) {
+    SUBMIT.raw_lock();
+    // SAFETY: the lock is ours (raw_lock above).
+    let head = unsafe { *SUBMIT.get_unchecked() };
+    let ring = dev.ring();
+    for p in ring.tail.load(Ordering::Acquire)..head {
+        if let Some(t) = proto::read(&dev.slot(p), p) {
+            wait_segs(dev, p, 0, t.nsegs);
+        }
+    }
+    let mut spins = 0u32;
+    while ring.tail.load(Ordering::Acquire) < head {
+        if spins < SPIN {
+            spins += 1;
+            core::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+    if HOLD.begin_release() {
+        gate::sub_hold();
+    }
+}
+
+/// `pthread_atfork` parent: submits resume.
+pub(crate) fn fork_parent() {
+    SUBMIT.raw_unlock();
+}
+
+/// `pthread_atfork` child: the module refuses this process the parent's
+/// client (`EPERM`), and nothing is pending (see [`fork_prepare`]): close
+/// the file; the caller switches the child to the in-process service.
+pub(crate) fn fork_child(dev: &Device) {
+    SUBMIT.reset_in_child();
+    dev.close_in_child();
+}
