@@ -200,7 +200,7 @@ set -e
 if [ "$rc" = 139 ]; then ok "default SIGSEGV action (exit 139)"; else ko "default SIGSEGV action: exit $rc"; fi
 
 # the stats line: exact format, both switches
-re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+$'
+re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ backend=inprocess device_tasks=0$'
 for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats=1"; do
   line=$(env $env "$out/stats" 2>&1 >/dev/null | tail -n1)
   if [[ "$line" =~ $re ]]; then
@@ -212,7 +212,7 @@ for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats
 done
 # the stats file: one appended line per process (fork child included),
 # each with its own pid and only its own copies; nothing on stderr
-re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ pid=[0-9]+$'
+re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ backend=inprocess device_tasks=0 pid=[0-9]+$'
 for how in env opt; do
   f="$out/stats-file-$how.txt"
   rm -f "$f"
@@ -236,6 +236,19 @@ if [[ "$line" == "copier: stats_file /nonexistent-dir/x: "* ]]; then ok "unwrita
 
 line=$("$out/stats" 2>&1 >/dev/null | tail -n1 || true)
 if [ -z "$line" ]; then ok "no stats line without the switch"; else ko "unexpected stderr: $line"; fi
+# backend= without /dev/copier (every host outside the VM test): kernel
+# warns once and the in-process service copies; auto and inprocess say
+# nothing (the VM test runs these programs against the device)
+if [ ! -e /dev/copier ]; then
+  err=$(COPIER_OPTIONS=backend=kernel:spawn=0:stats=1 "$out/stats" 2>&1 >/dev/null || true)
+  warn=$(grep -c '^copier: backend=kernel: cannot use /dev/copier (open /dev/copier: ' <<<"$err" || true)
+  if [ "$warn" = 1 ] && [[ "$(tail -n1 <<<"$err")" =~ $re ]]; then ok "backend=kernel without a device: one warning, in-process"; else ko "backend=kernel without a device: '$err'"; fi
+  for b in auto inprocess; do
+    err=$(COPIER_OPTIONS=backend=$b:spawn=0:stats=1 "$out/stats" 2>&1 >/dev/null || true)
+    if [ "$(wc -l <<<"$err")" = 1 ] && [[ "$err" =~ $re ]]; then ok "backend=$b without a device: in-process, silent"; else ko "backend=$b: '$err'"; fi
+  done
+  if COPIER_OPTIONS=backend=kernel timeout 120 "$out/basic" >/dev/null 2>&1; then ok "basic [backend=kernel, no device]"; else ko "basic [backend=kernel, no device]"; fi
+fi
 line=$(COPIER_OPTIONS="bogus=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
 if [[ "$line" == *"unknown option 'bogus'"* ]]; then ok "bad option reported: $line"; else ko "bad option not reported: '$line'"; fi
 line=$(COPIER_OPTIONS="queue_depth=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
