@@ -7,6 +7,7 @@
 # (backend=kernel device_tasks=N, N > 0). Prints VMTEST-RESULT lines.
 result() { echo "VMTEST-RESULT $1 $2"; }
 log=/tmp/rt.err
+t0=$(date +%s)
 
 # rt NAME WANT-RC kernel|handlers|inprocess|- -- CMD...: run CMD with the
 # kernel backend and stats on; pass when it exits WANT-RC and its stats
@@ -40,6 +41,7 @@ if [ "${1:-device}" = nodevice ]; then
 	rt rt-nodevice 0 inprocess -- /rt/basic
 	n=$(grep -c '^copier: backend=kernel: cannot use /dev/copier' $log)
 	if [ "$n" = 1 ]; then result rt-nodevice-warning pass; else result rt-nodevice-warning "fail($n lines)"; fi
+	echo "VMTEST-TIME runtime-$1 $(( $(date +%s) - t0 ))s"
 	exit 0
 fi
 
@@ -63,6 +65,21 @@ rt rt-fault-src 42 - -- /rt/fault src
 rt rt-fault-dst 42 - -- /rt/fault dst
 rt rt-fault-exit 42 - -- /rt/fault exit
 rt rt-segv-default 139 - -- /rt/segv_default
+# a program that leaves the fault by siglongjmp (fault_recover.c): the
+# fault is delivered once, then the task is finished with a fault; later
+# waits and the exit drain neither fault again nor hang
+for mode in csync exit all wait chain; do
+	faults=1
+	[ $mode = chain ] && faults=2
+	rt rt-fault-recover-$mode 0 kernel -- /rt/fault_recover $mode
+	n=$(grep -c '^recovered' /tmp/rt.out /tmp/rt.err | awk -F: '{ s += $2 } END { print s }')
+	if [ "$n" = "$faults" ] && ! grep -qE 'LOOP|MISMATCH|no fault' /tmp/rt.out /tmp/rt.err; then
+		result rt-fault-recover-$mode-once pass
+	else
+		result rt-fault-recover-$mode-once "fail(recovered x$n, want $faults)"
+	fi
+done
 # auto (no option) picks the device too
 COPIER_STATS=1 /rt/basic >/dev/null 2>$log
 if [ $? = 0 ] && grep -qE ' backend=kernel device_tasks=[1-9]' $log; then result rt-auto pass; else result rt-auto "fail($(tail -n 1 $log))"; fi
+echo "VMTEST-TIME runtime-$1 $(( $(date +%s) - t0 ))s"

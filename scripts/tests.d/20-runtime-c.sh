@@ -224,7 +224,7 @@ for how in env opt; do
   if [ $how = env ]; then err+=$(cd "$out" && COPIER_STATS_FILE="stats-file-$how.txt" COPIER_OPTIONS=spawn=0 ./stats_fork 2>&1 >/dev/null)
   else err+=$(cd "$out" && COPIER_OPTIONS="spawn=0:stats_file=stats-file-$how.txt" ./stats_fork 2>&1 >/dev/null); fi
   lines=$(wc -l <"$f"); bad=$(grep -cvE "$re_file" "$f" || true); pids=$(grep -oE 'pid=[0-9]+' "$f" | sort -u | wc -l)
-  last2=$(tail -n2 "$f" | sed -E 's/.*tasks=([0-9]+).*/\1/' | sort | tr '\n' ' ')
+  last2=$(tail -n2 "$f" | sed -E 's/^copier: tasks=([0-9]+).*/\1/' | sort | tr '\n' ' ')
   if [ "$lines" = 5 ] && [ "$bad" = 0 ] && [ "$pids" = 5 ] && [ "$last2" = "1 2 " ] && [ -z "$err" ]; then
     ok "stats_file [$how]: 5 lines, 5 pids, fork child counts only its own copy"
   else

@@ -40,11 +40,24 @@ unsafe impl Sync for Device {}
 // SAFETY: as above.
 unsafe impl Send for Device {}
 
-/// Why the device cannot be used: the failing step and errno text.
-pub(crate) type OpenError = String;
+/// Why the device cannot be used: the failing step and its errno (no
+/// allocation: the choice may be made inside an interposed `memcpy`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpenError {
+    /// The step that failed.
+    pub step: &'static str,
+    /// Its errno.
+    pub errno: i32,
+}
 
-fn errno_text(step: &str) -> OpenError {
-    format!("{step}: {}", std::io::Error::last_os_error())
+impl core::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.step, std::io::Error::from_raw_os_error(self.errno))
+    }
+}
+
+fn errno_text(step: &'static str) -> OpenError {
+    OpenError { step, errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) }
 }
 
 impl Device {
@@ -87,7 +100,7 @@ impl Device {
         let ring_end = (s.copy_ring_off as usize).checked_add(size_of::<uapi::copier_ring>() + entries as usize * size_of::<uapi::copier_entry>());
         let aligned = s.copy_ring_off.is_multiple_of(64) && s.desc_off.is_multiple_of(64);
         if !aligned || descs_end.is_none_or(|e| e > len) || ring_end.is_none_or(|e| e > len) {
-            return fail(format!("COPIER_IOC_SETUP: unexpected layout (map_len {len}, copy ring at {}, descriptors at {})", s.copy_ring_off, s.desc_off));
+            return fail(OpenError { step: "COPIER_IOC_SETUP: a layout this libcopier does not know", errno: libc::EPROTO });
         }
         // SAFETY: mmap(2) of the client's area as the module documents it
         // (offset 0, exactly map_len, shared, not executable).
@@ -106,7 +119,7 @@ impl Device {
         if got != entries || esize as usize != size_of::<uapi::copier_entry>() {
             // SAFETY: unmapping what we mapped.
             unsafe { libc::munmap(map, len) };
-            return fail(format!("COPIER_IOC_SETUP: ring of {got} entries of {esize} bytes, expected {entries} of {}", size_of::<uapi::copier_entry>()));
+            return fail(OpenError { step: "COPIER_IOC_SETUP: a ring this libcopier did not ask for", errno: libc::EPROTO });
         }
         Ok(Device { fd, ring, entries: entries_ptr, descs, nentries: entries as u64 })
     }

@@ -89,6 +89,7 @@ pub(crate) unsafe fn submit(dev: &Device, dst: *mut u8, src: *const u8, n: usize
     if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
         f(dst as usize, src as usize, n, flags);
     }
+    settle_replay(dev);
     let Some(inside) = Inside::enter() else {
         // nested (signal handler, interposed memcpy): plain copy, as the
         // in-process service's nested_copy
@@ -97,7 +98,6 @@ pub(crate) unsafe fn submit(dev: &Device, dst: *mut u8, src: *const u8, n: usize
         call_handler(handler, arg);
         return 0;
     };
-    settle_replay(dev);
     let (d, s) = (dst as usize as u64, src as usize as u64);
     let shift = shift_for(n);
     let asynchronous = handler == 0 && n >= config::get(&opt::threshold) && n != 0 && d.abs_diff(s) >= n as u64 && shift.is_some();
@@ -238,6 +238,8 @@ fn finish(dev: &Device, pos: u64, copy: bool) {
 /// a fault (never re-executed or re-raised), as the in-process service.
 fn settle_replay(dev: &Device) {
     let Some((pos, lo, hi)) = REPLAY.try_with(|r| r.take()).ok().flatten() else { return };
+    // the jump also skipped the guard of a submit that was waiting
+    let _ = INSIDE.try_with(|c| c.set(false));
     let d = dev.slot(pos).desc;
     d.set_flags(FAILED);
     let mut s = lo;
@@ -380,4 +382,26 @@ pub(crate) fn fork_parent() {
 pub(crate) fn fork_child(dev: &Device) {
     SUBMIT.reset_in_child();
     dev.close_in_child();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_shifts_and_handles() {
+        assert_eq!(segs(0, 1, 12), (0, 1));
+        assert_eq!(segs(4095, 2, 12), (0, 2));
+        assert_eq!(segs(8192, 4096, 12), (2, 3));
+        // the default 4 KiB segments while they number at most MAX_SEGS,
+        // then larger ones, never beyond the module's 16 MiB
+        assert_eq!(shift_for(4 << 20), Some(12));
+        assert_eq!(shift_for((4 << 20) + 1), Some(13));
+        assert_eq!(shift_for(16 << 30), Some(24));
+        assert_eq!(shift_for((16 << 30) + 1), None);
+        // device handles never decode as an in-process client's
+        assert_eq!(handle(0) & 0xff, HANDLE_TAG);
+        assert!(HANDLE_TAG as usize >= crate::clients::MAX_CLIENTS);
+        assert_eq!((handle(41) >> 8) - 1, 41);
+    }
 }

@@ -30,7 +30,7 @@ mod imp {
     use super::device::Device;
     use super::kernel;
     use crate::{config, config::values as opt, service};
-    use core::sync::atomic::{AtomicI32, AtomicPtr, AtomicU8, Ordering};
+    use core::sync::atomic::{AtomicI32, AtomicU8, Ordering};
 
     /// `backend` option values.
     pub const AUTO: usize = 0;
@@ -58,8 +58,8 @@ mod imp {
     static STATE: AtomicU8 = AtomicU8::new(UNDECIDED);
     /// Thread id of the thread making the choice.
     static DECIDER: AtomicI32 = AtomicI32::new(0);
-    /// The device once ON (leaked: it lives as long as the process).
-    static DEVICE: AtomicPtr<Device> = AtomicPtr::new(core::ptr::null_mut());
+    /// The device once ON (it lives as long as the process).
+    static DEVICE: std::sync::OnceLock<Device> = std::sync::OnceLock::new();
 
     /// The device when the kernel backend serves the process.
     #[inline(always)]
@@ -67,8 +67,7 @@ mod imp {
         if STATE.load(Ordering::Acquire) != ON {
             return None;
         }
-        // SAFETY: DEVICE is set (to a leaked Device) before STATE is ON.
-        Some(unsafe { &*DEVICE.load(Ordering::Acquire) })
+        DEVICE.get()
     }
 
     /// True when the kernel backend serves the process; makes the choice
@@ -117,7 +116,7 @@ mod imp {
         };
         let on = dev.is_some();
         if let Some(d) = dev {
-            DEVICE.store(Box::into_raw(Box::new(d)), Ordering::Release);
+            let _ = DEVICE.set(d);
             crate::stats::KERNEL_BACKEND.store(true, Ordering::Relaxed);
         }
         STATE.store(if on { ON } else { OFF }, Ordering::Release);
