@@ -12,13 +12,13 @@
 #
 # Environment: COPIER_VMTEST_KVER (kernel version, default: the newest 6.1
 # one with both headers and an image), COPIER_VMTEST_ACCEL (auto|tcg|kvm,
-# default auto), COPIER_VMTEST_TIMEOUT (seconds for the whole boot, 300),
+# default auto), COPIER_VMTEST_TIMEOUT (seconds for the whole boot, 480),
 # COPIER_VMTEST_KEEP=1 keeps the work directory, COPIER_VMTEST_LIBDIR (the
 # folder of libcopier.so, default target/release).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ka=$(cd "$here/.." && pwd)
-timeout_s=${COPIER_VMTEST_TIMEOUT:-300}
+timeout_s=${COPIER_VMTEST_TIMEOUT:-480}
 accel=${COPIER_VMTEST_ACCEL:-auto}
 
 die() { echo "vmtest: $*" >&2; exit 2; }
