@@ -64,11 +64,17 @@ RT_OPTS=threshold=0:segment_size=64 rt rt-fuzz-small 0 kernel -- /rt/fuzz 2 2 30
 rt rt-fault-src 42 - -- /rt/fault src
 rt rt-fault-dst 42 - -- /rt/fault dst
 rt rt-fault-exit 42 - -- /rt/fault exit
+# a copy that read a faulted copy's destination: the module ran it on the
+# stale bytes, so only csync of its destination must raise the fault
+# (depsegv: fault.c's dep without its check that the dependent never ran);
+# depmap: the bad source is readable by the wait, which re-executes both
+rt rt-fault-depsegv 42 - -- /rt/fault depsegv
+rt rt-fault-depmap 0 kernel -- /rt/fault depmap
 rt rt-segv-default 139 - -- /rt/segv_default
 # a program that leaves the fault by siglongjmp (fault_recover.c): the
 # fault is delivered once, then the task is finished with a fault; later
 # waits and the exit drain neither fault again nor hang
-for mode in csync exit all wait chain; do
+for mode in csync exit all wait chain dep depsync depchain deppart; do
 	faults=1
 	[ $mode = chain ] && faults=2
 	rt rt-fault-recover-$mode 0 kernel -- /rt/fault_recover $mode

@@ -111,7 +111,7 @@ done
 if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/ready_end" 2>&1); then ok "ready_end [spawn=0]: $r"; else ko "ready_end [spawn=0]: $r"; fi
 
 # bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang
-for mode in src dst exit dep; do
+for mode in src dst exit dep depsegv; do
   for opts in "" "spawn=0"; do
     set +e
     COPIER_OPTIONS="$opts" timeout 60 "$out/fault" "$mode" 2>"$out/fault.err"
@@ -119,6 +119,11 @@ for mode in src dst exit dep; do
     set -e
     if [ "$rc" = 42 ]; then ok "fault $mode [$opts]: $(cat "$out/fault.err")"; else ko "fault $mode [$opts]: exit $rc: $(cat "$out/fault.err")"; fi
   done
+done
+# the faulted copy's source becomes readable before the wait: no fault, and
+# the copy that read its destination holds the new bytes
+for opts in "" "spawn=0"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/fault" depmap 2>&1); then ok "fault depmap [$opts]: $r"; else ko "fault depmap [$opts]: exit $?: $r"; fi
 done
 # a program that recovers from the fault with sigsetjmp/siglongjmp (as around
 # a faulting memcpy): one fault, then the copy is finished-with-fault: later

@@ -2,7 +2,10 @@
 //! executed by copier.ko's service threads; `csync` waits on the shared
 //! descriptors (spin, then `COPIER_IOC_WAIT`) and re-executes on its own
 //! thread what the module leaves (`COPIER_D_FAULTED`), so a bad pointer
-//! raises memcpy's SIGSEGV there.
+//! raises memcpy's SIGSEGV there. Every wait then re-executes, in
+//! submission order, the faulted tasks submitted before what it waited for
+//! and the later tasks that depend on them ([`super::replay`]), before it
+//! returns.
 //!
 //! One client per process: threads share it, and a lock makes them one
 //! producer (the ring is single-producer). Copies the module cannot serve
@@ -16,13 +19,14 @@
 
 use super::device::Device;
 use super::proto::{self, Task};
+use super::replay::Written;
 use crate::desc::{FAILED, FAULTED};
 use crate::gate::{self, Hold};
 use crate::stats::COUNTERS;
 use crate::sys::{now_ns, FutexMutex};
 use crate::{config, config::values as opt, engine, hooks};
 use core::cell::Cell;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// Handle tag in the low byte: no in-process client has this index
 /// (`clients::MAX_CLIENTS` is 255), so `copier_wait` tells them apart.
@@ -34,6 +38,9 @@ const SPIN: u32 = 2000;
 static SUBMIT: FutexMutex<u64> = FutexMutex::new(0);
 /// The gate hold of device tasks (see the module docs).
 static HOLD: Hold = Hold::new();
+/// A [`repair`] is in progress (its bytes are being rewritten: a wait on
+/// another thread joins it rather than trusting what it sees done).
+static REPAIRING: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// This thread is inside the backend (a nested call copies plainly).
@@ -42,6 +49,9 @@ thread_local! {
     /// set at the next call when the program left the copy's fault by
     /// `siglongjmp`: the task then finishes with a fault (`FAILED`).
     static REPLAY: Cell<Option<(u64, u32, u32)>> = const { Cell::new(None) };
+    /// This thread holds the producer lock for a [`repair`] (still true at
+    /// the next call when a re-execution's fault was left by `siglongjmp`).
+    static REPAIR_LOCK: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Marks this thread inside the backend for its life.
@@ -151,6 +161,7 @@ fn wait_ranges(dev: &Device, ranges: &[(u64, u64, bool)], count: bool) -> bool {
     let (tail, head) = (ring.tail.load(Ordering::Acquire), ring.head.load(Ordering::Acquire));
     let t0 = if count { now_ns() } else { 0 };
     let mut waited = false;
+    let mut last = None;
     for p in tail..head {
         let Some(t) = proto::read(&dev.slot(p), p) else { continue };
         for &(a, n, writers_only) in ranges {
@@ -162,10 +173,14 @@ fn wait_ranges(dev: &Device, ranges: &[(u64, u64, bool)], count: bool) -> bool {
                 let y = a.saturating_add(n).min(base + t.len);
                 if x < y {
                     let (lo, hi) = segs(x - base, y - x, t.shift);
-                    waited |= wait_segs(dev, p, lo, hi.min(t.nsegs));
+                    waited |= wait_segs(dev, p, lo, hi.min(t.nsegs), false);
+                    last = Some(p);
                 }
             }
         }
+    }
+    if let Some(p) = last {
+        waited |= repair_before(dev, p);
     }
     if waited && count {
         COUNTERS.csync.add(t0);
@@ -174,10 +189,91 @@ fn wait_ranges(dev: &Device, ranges: &[(u64, u64, bool)], count: bool) -> bool {
     waited
 }
 
+/// Run [`repair`] when a task before position `upto` is faulted and not
+/// finished, or a repair is in progress. True when it ran.
+///
+/// A task the module faults is marked before any later task of the ring
+/// runs (round.c faults at validation and pinning; its engines report no
+/// errors), so a later task seen done (`Acquire`) shows the mark.
+fn repair_before(dev: &Device, upto: u64) -> bool {
+    let mut found = REPAIRING.load(Ordering::Acquire);
+    let tail = dev.ring().tail.load(Ordering::Acquire);
+    let mut p = tail;
+    while !found && p < upto {
+        let d = dev.slot(p).desc;
+        found = d.flags() & FAULTED != 0 && !d.is_done(p, 0, d.nsegs());
+        p += 1;
+    }
+    if found {
+        repair(dev, false);
+    }
+    found
+}
+
+/// Re-execute, in submission order, the faulted tasks and what depends on
+/// them ([`super::replay`]), under the producer lock (`locked`: the caller
+/// holds it), so no slot is reused meanwhile. The first re-execution that
+/// really faults raises memcpy's SIGSEGV here.
+fn repair(dev: &Device, locked: bool) {
+    if !locked {
+        SUBMIT.raw_lock();
+        let _ = REPAIR_LOCK.try_with(|c| c.set(true));
+    }
+    REPAIRING.store(true, Ordering::Release);
+    // SAFETY: the lock is held (taken above or by the caller).
+    let head = unsafe { *SUBMIT.get_unchecked() };
+    let mut written = Written::new();
+    for p in dev.ring().tail.load(Ordering::Acquire)..head {
+        let slot = dev.slot(p);
+        let Some(t) = proto::read(&slot, p) else { continue };
+        let faulted = settle(dev, p, t.nsegs);
+        let (redo, stale) = written.admit(&t, faulted);
+        if !redo {
+            continue;
+        }
+        if faulted {
+            finish(dev, p, slot.desc.flags() & FAILED == 0);
+        }
+        if stale {
+            // SAFETY: as in `finish`: an unsynced copy of the program.
+            unsafe { engine::move_bytes(t.dst as usize as *mut u8, t.src as usize as *const u8, t.len as usize) };
+        }
+    }
+    REPAIRING.store(false, Ordering::Release);
+    if !locked {
+        let _ = REPAIR_LOCK.try_with(|c| c.set(false));
+        SUBMIT.raw_unlock();
+    }
+}
+
+/// Wait until the task at `pos` is done or faulted; true when it is
+/// faulted and not done.
+fn settle(dev: &Device, pos: u64, nsegs: u32) -> bool {
+    let d = dev.slot(pos).desc;
+    let mut spins = 0;
+    loop {
+        if d.is_done(pos, 0, nsegs) {
+            return false;
+        }
+        if d.flags() & FAULTED != 0 {
+            return true;
+        }
+        if spins < SPIN {
+            spins += 1;
+            core::hint::spin_loop();
+            continue;
+        }
+        match dev.wait(pos) {
+            0 | libc::EINTR | libc::EINVAL => {}
+            _ => std::thread::yield_now(),
+        }
+    }
+}
+
 /// Wait until segments `[lo, hi)` of the task at `pos` are done,
-/// re-executing the task here if the module left it faulted. True when it
-/// had to wait.
-fn wait_segs(dev: &Device, pos: u64, lo: u32, hi: u32) -> bool {
+/// re-executing the task here ([`repair`]; `locked`: the caller holds the
+/// producer lock) if the module left it faulted. True when it had to wait.
+fn wait_segs(dev: &Device, pos: u64, lo: u32, hi: u32, locked: bool) -> bool {
     let d = dev.slot(pos).desc;
     let mut spins = 0;
     let mut waited = false;
@@ -187,7 +283,7 @@ fn wait_segs(dev: &Device, pos: u64, lo: u32, hi: u32) -> bool {
         }
         waited = true;
         if d.flags() & FAULTED != 0 {
-            finish(dev, pos, d.flags() & FAILED == 0);
+            repair(dev, locked);
             continue;
         }
         if spins < SPIN {
@@ -237,6 +333,11 @@ fn finish(dev: &Device, pos: u64, copy: bool) {
 /// A re-execution this thread left by `siglongjmp`: finish its task with
 /// a fault (never re-executed or re-raised), as the in-process service.
 fn settle_replay(dev: &Device) {
+    if REPAIR_LOCK.try_with(|c| c.replace(false)).unwrap_or(false) {
+        // the jump left a repair: the rest of it is not re-executed
+        REPAIRING.store(false, Ordering::Release);
+        SUBMIT.raw_unlock();
+    }
     let Some((pos, lo, hi)) = REPLAY.try_with(|r| r.take()).ok().flatten() else { return };
     // the jump also skipped the guard of a submit that was waiting
     let _ = INSIDE.try_with(|c| c.set(false));
@@ -257,7 +358,7 @@ fn wait_all(dev: &Device) {
     let head = ring.head.load(Ordering::Acquire);
     for p in ring.tail.load(Ordering::Acquire)..head {
         if let Some(t) = proto::read(&dev.slot(p), p) {
-            wait_segs(dev, p, 0, t.nsegs);
+            wait_segs(dev, p, 0, t.nsegs, false);
         }
     }
     // retirement follows completion at once on the service thread
@@ -336,7 +437,8 @@ pub(crate) fn wait_handle(dev: &Device, h: u64, off: usize, len: usize, block: b
     let (lo, hi) = segs(off, len, t.shift);
     if block {
         settle_replay(dev);
-        wait_segs(dev, pos, lo, hi.min(t.nsegs));
+        wait_segs(dev, pos, lo, hi.min(t.nsegs), false);
+        repair_before(dev, pos);
         release_if_drained(dev);
         0
     } else {
@@ -354,7 +456,7 @@ pub(crate) fn fork_prepare(dev: &Device) {
     let ring = dev.ring();
     for p in ring.tail.load(Ordering::Acquire)..head {
         if let Some(t) = proto::read(&dev.slot(p), p) {
-            wait_segs(dev, p, 0, t.nsegs);
+            wait_segs(dev, p, 0, t.nsegs, true);
         }
     }
     let mut spins = 0u32;

@@ -21,6 +21,7 @@ mod device;
 #[cfg(not(loom))]
 mod kernel;
 pub(crate) mod proto;
+pub(crate) mod replay;
 
 #[cfg(not(loom))]
 pub use imp::*;
