@@ -46,6 +46,8 @@ run cglimit /t/t_cglimit /cgroup/copier-limited
 run fuzz /t/t_fuzz
 run life /t/t_life
 run atc-nodma /t/t_dma nodma
+# libcopier's own tests with backend=kernel (runtime.sh)
+/bin/busybox sh /runtime.sh device
 
 # no page stays pinned and no client object stays once the tests' clients are
 # gone (the last reference may be a service thread finishing its round, or a
@@ -69,6 +71,7 @@ if [ "$line" = ready ] && ! rmmod copier 2>/dev/null && [ -e /dev/copier ]; then
 	kill "$holder"
 	wait "$holder"
 	if rmmod copier; then result unload pass; else result unload "fail(rmmod after close)"; fi
+	/bin/busybox sh /runtime.sh nodevice
 else
 	result unload "fail(rmmod with a client open: $line)"
 	kill "$holder"

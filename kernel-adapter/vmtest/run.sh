@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # VM test of copier.ko: builds the module against Debian's 6.1 kernel
-# headers and the static C tests, packs a busybox initramfs, boots that
+# headers, the static C tests and libcopier's C tests (against
+# target/release/libcopier.so, which must be built), packs a busybox
+# initramfs with them and the shared libraries they load, boots that
 # kernel under QEMU (TCG unless a short probe shows KVM works), runs the
 # tests inside (init.sh) and judges the serial log: every test must pass,
 # and the kernel log must hold no oops, BUG, WARNING or lockdep report.
@@ -10,17 +12,18 @@
 #
 # Environment: COPIER_VMTEST_KVER (kernel version, default: the newest 6.1
 # one with both headers and an image), COPIER_VMTEST_ACCEL (auto|tcg|kvm,
-# default auto), COPIER_VMTEST_TIMEOUT (seconds for the whole boot, 300),
-# COPIER_VMTEST_KEEP=1 keeps the work directory.
+# default auto), COPIER_VMTEST_TIMEOUT (seconds for the whole boot, 480),
+# COPIER_VMTEST_KEEP=1 keeps the work directory, COPIER_VMTEST_LIBDIR (the
+# folder of libcopier.so, default target/release).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ka=$(cd "$here/.." && pwd)
-timeout_s=${COPIER_VMTEST_TIMEOUT:-300}
+timeout_s=${COPIER_VMTEST_TIMEOUT:-480}
 accel=${COPIER_VMTEST_ACCEL:-auto}
 
 die() { echo "vmtest: $*" >&2; exit 2; }
 
-for tool in qemu-system-x86_64 cpio make gcc timeout; do
+for tool in qemu-system-x86_64 cpio make gcc timeout readelf ldd; do
 	command -v "$tool" >/dev/null || die "missing $tool (run scripts/deps.sh)"
 done
 busybox=/bin/busybox
@@ -61,6 +64,30 @@ for t in "$here"/tests/t_*.c; do
 		-I"$ka/abi/include" -o "$work/initramfs/t/$(basename "$t" .c)" "$t" "$here/tests/copier_user.c"
 done
 
+# 2b. libcopier's C tests (runtime/tests/c) against libcopier.so, which
+# with the shared libraries it needs goes into the initramfs
+libdir=${COPIER_VMTEST_LIBDIR:-$ka/../target/release}
+[ -e "$libdir/libcopier.so" ] || die "no libcopier.so in $libdir (cargo build --release -p copier)"
+rt=$ka/../runtime
+mkdir -p "$work/initramfs/rt" "$work/initramfs/lib"
+for t in basic chain handler pending fork fork_threads fuzz fault fault_recover; do
+	# (-Wno-clobbered: gcc flags fault_recover.c's buffers, set before its
+	# sigsetjmp and never after; clang-22 builds it clean in stage 20)
+	gcc -O2 -g -Wall -Wextra -Werror -Wno-clobbered -pthread -I"$rt/include" -o "$work/initramfs/rt/$t" "$rt/tests/c/$t.c" \
+		-L"$libdir" -lcopier -Wl,-rpath,/lib
+done
+gcc -O2 -g -Wall -Wextra -Werror -I"$rt/include" -o "$work/initramfs/rt/segv_default" "$here/tests/rt_segv_default.c" \
+	-L"$libdir" -lcopier -Wl,-rpath,/lib
+cp "$libdir/libcopier.so" "$work/initramfs/lib/"
+# the loader at the path the binaries name, and every library they load
+interp=$(readelf -l "$work/initramfs/rt/basic" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+mkdir -p "$work/initramfs$(dirname "$interp")"
+cp -L "$interp" "$work/initramfs$interp"
+for lib in $(ldd "$work/initramfs/rt/basic" "$libdir/libcopier.so" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u); do
+	cp -L "$lib" "$work/initramfs/lib/"
+done
+cp "$here/runtime.sh" "$work/initramfs/runtime.sh"
+
 # 3. the initramfs
 cp "$busybox" "$work/initramfs/bin/busybox"
 cp "$here/init.sh" "$work/initramfs/init"
@@ -96,6 +123,12 @@ tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
 expected="mounts insmod diff-ondemand diff-napi fair cglimit fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
+	rt-basic rt-chain rt-handler-all rt-handler-range rt-handler-threads rt-pending rt-pending-strict rt-fork rt-fork-threads
+	rt-basic-depth2 rt-fuzz rt-fuzz-small rt-fault-src rt-fault-dst rt-fault-exit rt-fault-depsegv rt-fault-depmap rt-segv-default rt-auto
+	rt-fault-recover-csync rt-fault-recover-exit rt-fault-recover-all rt-fault-recover-wait rt-fault-recover-chain
+	rt-fault-recover-csync-once rt-fault-recover-exit-once rt-fault-recover-all-once rt-fault-recover-wait-once rt-fault-recover-chain-once
+	rt-fault-recover-dep rt-fault-recover-depsync rt-fault-recover-depchain rt-fault-recover-deppart
+	rt-fault-recover-dep-once rt-fault-recover-depsync-once rt-fault-recover-depchain-once rt-fault-recover-deppart-once rt-nodevice rt-nodevice-warning
 	swdma diff-swdma dma-swdma dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
 for t in $expected; do
 	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi

@@ -7,8 +7,8 @@
 //! opaque library, behaves exactly as if every `amemcpy` were a `memcpy` at
 //! its call site.
 
+use copier_adapter::backend;
 use copier_adapter::gate::{FastPath, MemFn};
-use copier_adapter::service;
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::Ordering;
 
@@ -103,14 +103,14 @@ unsafe fn fast_copy(dst: *mut c_void, src: *const c_void, n: usize, routine: &co
 #[inline(never)]
 unsafe extern "C" fn submit_slow(dst: *mut c_void, src: *const c_void, n: usize, flags: u32) -> *mut c_void {
     crate::ensure_init();
-    if crate::hooks::get().is_none() {
+    if !backend::kernel_active() && crate::hooks::get().is_none() {
         // SAFETY: forwarded caller contract.
-        if unsafe { service::copy_inline(dst.cast(), src.cast(), n) } {
+        if unsafe { copier_adapter::service::copy_inline(dst.cast(), src.cast(), n) } {
             return dst;
         }
     }
     // SAFETY: forwarded caller contract.
-    unsafe { service::submit(dst.cast(), src.cast(), n, flags, 0, 0) };
+    unsafe { backend::submit(dst.cast(), src.cast(), n, flags, 0, 0) };
     // (opaque, so the optimizer does not learn that this returns `dst` and
     // keep `dst` in a callee-saved register across the fast path)
     core::hint::black_box(dst)
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize
 pub unsafe extern "C" fn amemcpy_lazy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
     crate::ensure_init();
     // SAFETY: forwarded caller contract.
-    unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_LAZY, 0, 0) };
+    unsafe { backend::submit(dst.cast(), src.cast(), n, COPIER_LAZY, 0, 0) };
     dst
 }
 
@@ -173,7 +173,7 @@ pub unsafe extern "C" fn amemcpy_handler(
 ) -> *mut c_void {
     crate::ensure_init();
     // SAFETY: forwarded caller contract.
-    unsafe { service::submit(dst.cast(), src.cast(), n, 0, handler_word(r#fn), arg as usize) };
+    unsafe { backend::submit(dst.cast(), src.cast(), n, 0, handler_word(r#fn), arg as usize) };
     dst
 }
 
@@ -199,11 +199,11 @@ pub unsafe extern "C" fn amemcpy_handler(
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
-        service::csync(addr as usize, n);
+        backend::csync(addr as usize, n);
         crate::sites::waited(addr as usize, n, false, t0, copier_adapter::sys::now_ns());
         return;
     }
-    service::csync(addr as usize, n);
+    backend::csync(addr as usize, n);
 }
 
 /// Return when every copy submitted before the call (by any thread) has
@@ -214,11 +214,11 @@ pub extern "C" fn csync(addr: *const c_void, n: usize) {
 pub extern "C" fn csync_all() {
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
-        service::csync_all();
+        backend::csync_all();
         crate::sites::waited(0, 0, true, t0, copier_adapter::sys::now_ns());
         return;
     }
-    service::csync_all();
+    backend::csync_all();
 }
 
 /// Wait like `csync(addr, n)`, then return an end address `>= addr + n` such
@@ -229,13 +229,13 @@ pub extern "C" fn csync_all() {
 pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
-        let end = service::csync_ready_end(addr as usize, n);
+        let end = backend::csync_ready_end(addr as usize, n);
         // All-ones: no copy is pending, so every open observation is done.
         let all = end == usize::MAX;
         crate::sites::waited(addr as usize, n, all, t0, copier_adapter::sys::now_ns());
         return end as *const c_void;
     }
-    service::csync_ready_end(addr as usize, n) as *const c_void
+    backend::csync_ready_end(addr as usize, n) as *const c_void
 }
 
 /// The flag bits [`copier_submit`] knows.
@@ -276,15 +276,15 @@ pub unsafe extern "C" fn copier_submit(
         }
         // SAFETY: forwarded caller contract (memmove semantics cover any
         // overlap the unknown bits might have meant).
-        let d = unsafe { service::submit(dst.cast(), src.cast(), n, COPIER_MOVE, handler_word(r#fn), arg as usize) };
+        let d = unsafe { backend::submit(dst.cast(), src.cast(), n, COPIER_MOVE, handler_word(r#fn), arg as usize) };
         if d != 0 {
             // a handle just issued by this thread: its range is [0, n)
-            service::wait_handle(d, 0, n);
+            backend::wait_handle(d, 0, n);
         }
         return 0;
     }
     // SAFETY: forwarded caller contract.
-    unsafe { service::submit(dst.cast(), src.cast(), n, flags, handler_word(r#fn), arg as usize) }
+    unsafe { backend::submit(dst.cast(), src.cast(), n, flags, handler_word(r#fn), arg as usize) }
 }
 
 /// Wait until bytes `[offset, offset + len)` of the copy `d` (offsets into
@@ -300,7 +300,7 @@ pub unsafe extern "C" fn copier_submit(
 /// and a reused slot no longer know `n`, and return 0.
 #[no_mangle]
 pub extern "C" fn copier_wait(d: copier_desc, offset: usize, len: usize) -> c_int {
-    service::wait_handle(d, offset, len)
+    backend::wait_handle(d, offset, len)
 }
 
 /// Non-blocking: 1 when bytes `[offset, offset + len)` of the copy `d` are
@@ -309,5 +309,5 @@ pub extern "C" fn copier_wait(d: copier_desc, offset: usize, len: usize) -> c_in
 /// inside the copy (checked as in [`copier_wait`]).
 #[no_mangle]
 pub extern "C" fn copier_query(d: copier_desc, offset: usize, len: usize) -> c_int {
-    service::query_handle(d, offset, len)
+    backend::query_handle(d, offset, len)
 }

@@ -152,7 +152,7 @@ fn resolve_libc_routines() {
 
 extern "C" fn at_exit() {
     // pending copies complete before the process goes away
-    copier_adapter::service::csync_all();
+    copier_adapter::backend::csync_all();
     if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 {
         copier_adapter::stats::print_line();
     }
@@ -169,13 +169,16 @@ extern "C" fn at_exit() {
 }
 
 extern "C" fn fork_prepare() {
+    copier_adapter::backend::fork_prepare();
     copier_adapter::service::fork_prepare();
 }
 extern "C" fn fork_parent() {
     copier_adapter::service::fork_parent();
+    copier_adapter::backend::fork_parent();
 }
 extern "C" fn fork_child() {
     copier_adapter::service::fork_child();
+    copier_adapter::backend::fork_child();
 }
 
 extern "C" fn ctor() {

@@ -33,7 +33,7 @@
 //! assert_eq!(dst, src);
 //! ```
 
-use copier_adapter::service;
+use copier_adapter::backend;
 use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::ops::Range;
@@ -65,7 +65,7 @@ where
     let s = Scope { handles: RefCell::new(Vec::new()), scope: PhantomData, env: PhantomData };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&s)));
     for &h in s.handles.borrow().iter() {
-        service::wait_handle(h, 0, usize::MAX);
+        backend::wait_handle(h, 0, usize::MAX);
     }
     match r {
         Ok(r) => r,
@@ -79,7 +79,7 @@ impl<'scope> Scope<'scope, '_> {
         let (d, n) = (dst.as_mut_ptr(), dst.len());
         // SAFETY: both slices are borrowed for 'scope, which outlasts the
         // copy (the scope waits for it), and `&mut`/`&` cannot overlap.
-        let handle = unsafe { service::submit(d, src.as_ptr(), n, flags, 0, 0) };
+        let handle = unsafe { backend::submit(d, src.as_ptr(), n, flags, 0, 0) };
         if handle != 0 {
             self.handles.borrow_mut().push(handle);
         }
@@ -106,7 +106,7 @@ impl<'scope> Scope<'scope, '_> {
 impl<'scope> Pending<'scope> {
     /// Wait for the whole copy and return the destination.
     pub fn sync(self) -> &'scope mut [u8] {
-        service::wait_handle(self.handle, 0, self.len);
+        backend::wait_handle(self.handle, 0, self.len);
         // SAFETY: the copy is complete and this borrow came from a `&'scope
         // mut [u8]` that `self` held exclusively.
         unsafe { core::slice::from_raw_parts_mut(self.dst, self.len) }
@@ -119,7 +119,7 @@ impl<'scope> Pending<'scope> {
     /// If `range` is out of bounds.
     pub fn ready(&self, range: Range<usize>) -> &[u8] {
         assert!(range.start <= range.end && range.end <= self.len, "copier: range out of bounds");
-        service::wait_handle(self.handle, range.start, range.end - range.start);
+        backend::wait_handle(self.handle, range.start, range.end - range.start);
         // SAFETY: those bytes are complete and nothing writes them again
         // while `self` (the only owner of the borrow) is borrowed shared.
         unsafe { core::slice::from_raw_parts(self.dst.add(range.start), range.end - range.start) }
@@ -127,6 +127,6 @@ impl<'scope> Pending<'scope> {
 
     /// True when the whole copy has completed (never blocks).
     pub fn is_complete(&self) -> bool {
-        service::query_handle(self.handle, 0, self.len) != 0
+        backend::query_handle(self.handle, 0, self.len) != 0
     }
 }

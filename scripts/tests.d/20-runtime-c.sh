@@ -123,7 +123,7 @@ if [[ "$line" =~ absorbed_syscall_bytes=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -g
 if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/ready_end" 2>&1); then ok "ready_end [spawn=0]: $r"; else ko "ready_end [spawn=0]: $r"; fi
 
 # bad pointers: SIGSEGV on the waiting (main) thread, no stray byte, no hang
-for mode in src dst exit dep; do
+for mode in src dst exit dep depsegv; do
   for opts in "" "spawn=0"; do
     set +e
     COPIER_OPTIONS="$opts" timeout 60 "$out/fault" "$mode" 2>"$out/fault.err"
@@ -131,6 +131,11 @@ for mode in src dst exit dep; do
     set -e
     if [ "$rc" = 42 ]; then ok "fault $mode [$opts]: $(cat "$out/fault.err")"; else ko "fault $mode [$opts]: exit $rc: $(cat "$out/fault.err")"; fi
   done
+done
+# the faulted copy's source becomes readable before the wait: no fault, and
+# the copy that read its destination holds the new bytes
+for opts in "" "spawn=0"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/fault" depmap 2>&1); then ok "fault depmap [$opts]: $r"; else ko "fault depmap [$opts]: exit $?: $r"; fi
 done
 # a program that recovers from the fault with sigsetjmp/siglongjmp (as around
 # a faulting memcpy): one fault, then the copy is finished-with-fault: later
@@ -212,7 +217,7 @@ set -e
 if [ "$rc" = 139 ]; then ok "default SIGSEGV action (exit 139)"; else ko "default SIGSEGV action: exit $rc"; fi
 
 # the stats line: exact format, both switches
-re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+$'
+re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0$'
 for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats=1"; do
   line=$(env $env "$out/stats" 2>&1 >/dev/null | tail -n1)
   if [[ "$line" =~ $re ]]; then
@@ -224,10 +229,10 @@ for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats
 done
 # a forced engine runs the caller's copies too, and the line names it
 line=$(COPIER_OPTIONS=spawn=0:stats=1:engine=erms "$out/stats" 2>&1 >/dev/null | tail -n1)
-case $line in *" engine=erms caller=erms") ok "stats names a forced engine: ${line#*csync_wait_ns=[0-9]* }" ;; *) ko "stats engine=erms: '$line'" ;; esac
+case $line in *" engine=erms caller=erms backend="*) ok "stats names a forced engine: ${line#*csync_wait_ns=[0-9]* }" ;; *) ko "stats engine=erms: '$line'" ;; esac
 # the stats file: one appended line per process (fork child included),
 # each with its own pid and only its own copies; nothing on stderr
-re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ pid=[0-9]+$'
+re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0 pid=[0-9]+$'
 for how in env opt; do
   f="$out/stats-file-$how.txt"
   rm -f "$f"
@@ -239,7 +244,7 @@ for how in env opt; do
   if [ $how = env ]; then err+=$(cd "$out" && COPIER_STATS_FILE="stats-file-$how.txt" COPIER_OPTIONS=spawn=0 ./stats_fork 2>&1 >/dev/null)
   else err+=$(cd "$out" && COPIER_OPTIONS="spawn=0:stats_file=stats-file-$how.txt" ./stats_fork 2>&1 >/dev/null); fi
   lines=$(wc -l <"$f"); bad=$(grep -cvE "$re_file" "$f" || true); pids=$(grep -oE 'pid=[0-9]+' "$f" | sort -u | wc -l)
-  last2=$(tail -n2 "$f" | sed -E 's/.*tasks=([0-9]+).*/\1/' | sort | tr '\n' ' ')
+  last2=$(tail -n2 "$f" | sed -E 's/^copier: tasks=([0-9]+).*/\1/' | sort | tr '\n' ' ')
   if [ "$lines" = 5 ] && [ "$bad" = 0 ] && [ "$pids" = 5 ] && [ "$last2" = "1 2 " ] && [ -z "$err" ]; then
     ok "stats_file [$how]: 5 lines, 5 pids, fork child counts only its own copy"
   else
@@ -251,6 +256,19 @@ if [[ "$line" == "copier: stats_file /nonexistent-dir/x: "* ]]; then ok "unwrita
 
 line=$("$out/stats" 2>&1 >/dev/null | tail -n1 || true)
 if [ -z "$line" ]; then ok "no stats line without the switch"; else ko "unexpected stderr: $line"; fi
+# backend= without /dev/copier (every host outside the VM test): kernel
+# warns once and the in-process service copies; auto and inprocess say
+# nothing (the VM test runs these programs against the device)
+if [ ! -e /dev/copier ]; then
+  err=$(COPIER_OPTIONS=backend=kernel:spawn=0:stats=1 "$out/stats" 2>&1 >/dev/null || true)
+  warn=$(grep -c '^copier: backend=kernel: cannot use /dev/copier (open /dev/copier: ' <<<"$err" || true)
+  if [ "$warn" = 1 ] && [[ "$(tail -n1 <<<"$err")" =~ $re ]]; then ok "backend=kernel without a device: one warning, in-process"; else ko "backend=kernel without a device: '$err'"; fi
+  for b in auto inprocess; do
+    err=$(COPIER_OPTIONS=backend=$b:spawn=0:stats=1 "$out/stats" 2>&1 >/dev/null || true)
+    if [ "$(wc -l <<<"$err")" = 1 ] && [[ "$err" =~ $re ]]; then ok "backend=$b without a device: in-process, silent"; else ko "backend=$b: '$err'"; fi
+  done
+  if COPIER_OPTIONS=backend=kernel timeout 120 "$out/basic" >/dev/null 2>&1; then ok "basic [backend=kernel, no device]"; else ko "basic [backend=kernel, no device]"; fi
+fi
 line=$(COPIER_OPTIONS="bogus=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)
 if [[ "$line" == *"unknown option 'bogus'"* ]]; then ok "bad option reported: $line"; else ko "bad option not reported: '$line'"; fi
 line=$(COPIER_OPTIONS="queue_depth=1" "$out/stats" 2>&1 >/dev/null | head -n1 || true)

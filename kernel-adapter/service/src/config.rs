@@ -49,6 +49,8 @@ options! {
     stats_file: 0, path;
     /// 0: no service thread; every copy is synchronous.
     service: 1, flag;
+    /// Service of asynchronous copies: auto (the host's /dev/copier when it opens, else in-process), kernel (the same, with a warning when the device cannot be used) or inprocess.
+    backend: 0, backend;
     /// 0: queue copies but start no service thread; they run on the threads that wait for them (deterministic; for tests).
     spawn: 1, flag;
     /// 0: disable copy absorption.
@@ -120,6 +122,7 @@ fn accepted(name: &str, kind: &str) -> (&'static str, fn(usize) -> bool) {
         ("max_round_bytes", _) => ("a size of at least 1 byte (k, m, g suffixes)", |v| v >= 1),
         (_, "flag") => ("0 or 1 (also false/true, no/yes)", |_| true),
         (_, "path") => ("a file path", |_| true),
+        (_, "backend") => ("auto, kernel or inprocess", |_| true),
         (_, "engine") => ("auto, avx512, avx2, erms or portable, one this CPU runs", crate::engine::option_ok),
         (_, "size") => ("a size in bytes (k, m, g suffixes)", |_| true),
         _ => ("a non-negative integer", |_| true),
@@ -147,6 +150,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
             _ => return Err(bad()),
         },
         "engine" => crate::engine::option_value(value).ok_or_else(bad)?,
+        "backend" => crate::backend::option_value(value).ok_or_else(bad)?,
         _ => parse_size(value).ok_or_else(bad)?,
     };
     if !accepted(name, kind).1(v) {
@@ -286,6 +290,7 @@ mod tests {
             ("stats=2", "0 or 1"),
             ("threshold=abc", "a size in bytes"),
             ("poll_us=-1", "a non-negative integer"),
+            ("backend=dma", "auto, kernel or inprocess"),
         ] {
             let (name, _) = spec.split_once('=').unwrap();
             let (slot, _) = slot(name).unwrap();

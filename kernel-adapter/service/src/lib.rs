@@ -17,7 +17,8 @@
 //! names), [`clients`] (threads and their rings), [`progress`] (waiters
 //! and their wake-ups), [`stats`] (`COPIER_STATS`); [`tracker`]
 //! (dependencies, absorption, lazy drop); [`service`] (submit, executors,
-//! handlers, service thread, csync, fork).
+//! handlers, service thread, csync, fork); [`backend`] (the choice between
+//! it and the host's `/dev/copier`, and the kernel backend).
 
 #[cfg(not(loom))]
 mod layout;
@@ -29,6 +30,7 @@ pub mod gate;
 pub mod ring;
 pub mod watch;
 
+pub mod backend;
 #[cfg(not(loom))]
 pub mod clients;
 #[cfg(not(loom))]

@@ -1,11 +1,11 @@
 //! Counters behind `COPIER_STATS=1` and `COPIER_STATS_FILE`. The format of
 //! the exit line is part of the interface (issue 2):
 //! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N
-//! engine=E caller=C` (E: the engine of asynchronous and synchronous
+//! engine=E caller=C backend=B device_tasks=N` (E: the engine of asynchronous and synchronous
 //! copies, `engine::Engine::name`; C: what the inline fast path runs,
 //! `engine::caller::CallerCopy::name`); the stats file's lines end with ` pid=N`.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 
 /// Process-wide counters (updated off the submit fast path; `inline` is
@@ -36,7 +36,12 @@ pub struct Counters {
     pub service_bytes: CachePadded<AtomicU64>,
     /// Bytes waiting threads executed themselves (diagnostic; own line).
     pub helper_bytes: CachePadded<AtomicU64>,
+    /// Copies submitted to `/dev/copier` (also counted in `tasks`).
+    pub device_tasks: AtomicU64,
 }
+
+/// True while the kernel backend (`/dev/copier`) serves the process.
+pub static KERNEL_BACKEND: AtomicBool = AtomicBool::new(false);
 
 /// The counters.
 pub static COUNTERS: CachePadded<Counters> = CachePadded::new(Counters {
@@ -49,6 +54,7 @@ pub static COUNTERS: CachePadded<Counters> = CachePadded::new(Counters {
     csync: CachePadded::new(WaitCounters { waits: AtomicU64::new(0), wait_ns: AtomicU64::new(0) }),
     service_bytes: CachePadded::new(AtomicU64::new(0)),
     helper_bytes: CachePadded::new(AtomicU64::new(0)),
+    device_tasks: AtomicU64::new(0),
 });
 
 /// The waits of the `csync` family (see [`Counters::csync`]).
@@ -105,6 +111,10 @@ pub struct Snapshot {
     pub csync_waits: u64,
     /// See [`WaitCounters::wait_ns`].
     pub csync_wait_ns: u64,
+    /// The backend serving the process: `"kernel"` or `"inprocess"`.
+    pub backend: &'static str,
+    /// See [`Counters::device_tasks`].
+    pub device_tasks: u64,
 }
 
 /// Read every counter (inline counts of all clients included).
@@ -119,6 +129,8 @@ pub fn snapshot() -> Snapshot {
         lazy_dropped: c.lazy_dropped.load(Ordering::Relaxed),
         csync_waits: c.csync.waits.load(Ordering::Relaxed),
         csync_wait_ns: c.csync.wait_ns.load(Ordering::Relaxed),
+        backend: if KERNEL_BACKEND.load(Ordering::Relaxed) { "kernel" } else { "inprocess" },
+        device_tasks: c.device_tasks.load(Ordering::Relaxed),
     }
 }
 
@@ -127,7 +139,7 @@ impl Snapshot {
     /// use now.
     pub fn line(&self) -> String {
         format!(
-            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={} engine={} caller={}",
+            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={} engine={} caller={} backend={} device_tasks={}",
             self.tasks,
             self.bytes,
             self.inline,
@@ -137,7 +149,9 @@ impl Snapshot {
             self.csync_waits,
             self.csync_wait_ns,
             crate::engine::engine_name(),
-            crate::engine::caller::CallerCopy::current().name()
+            crate::engine::caller::CallerCopy::current().name(),
+            if self.backend.is_empty() { "inprocess" } else { self.backend },
+            self.device_tasks
         )
     }
 }
@@ -177,7 +191,7 @@ pub fn append_text(path: &std::path::Path, text: &str) {
 /// reports its own copies (the lines of a process tree add up).
 pub fn reset() {
     let c = &*COUNTERS;
-    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.absorbed_syscall_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes] {
+    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.absorbed_syscall_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes, &c.device_tasks] {
         a.store(0, Ordering::Relaxed);
     }
     crate::clients::reset_inline_counts();

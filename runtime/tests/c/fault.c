@@ -6,6 +6,12 @@
  *   fault exit  : bad source, no csync         -> SIGSEGV at exit drain
  *   fault dep   : a copy depending on a faulted one is waited for
  *                 -> SIGSEGV in main, and the dependent never ran on stale data
+ *   fault depsegv: as dep, the dependent's bytes unchecked (copier.ko runs
+ *                 it before the fault shows; the wait re-executes both)
+ *                 -> SIGSEGV in main
+ *   fault depmap: as dep, but the bad source becomes readable (zeros)
+ *                 before the wait -> no fault, exit 0, and the dependent
+ *                 holds the new bytes, as memcpy would have copied them
  * The program's own SIGSEGV handler (installed first) reports the thread
  * and exits 42; libcopier chains to it for faults that are not its own. */
 #define _GNU_SOURCE
@@ -70,6 +76,27 @@ int main(int argc, char **argv) {
     amemcpy(watch, dst, n); /* depends on it: must never run on stale dst */
     usleep(20000);
     csync(watch + n - 1, 1);
+  } else if (!strcmp(mode, "depsegv")) {
+    amemcpy(dst, bad, n);
+    amemcpy(watch, dst, n);
+    usleep(20000);
+    watch_n = 0;
+    csync(watch + n - 1, 1);
+  } else if (!strcmp(mode, "depmap")) {
+    memset(dst, 0x11, n);
+    amemcpy(dst, bad, n);   /* faults while bad is PROT_NONE */
+    amemcpy(watch, dst, n); /* reads dst: must see the re-executed copy */
+    usleep(20000);
+    if (mprotect(bad, n, PROT_READ)) return 2;
+    csync(watch, n);
+    csync(dst, n);
+    for (size_t i = 0; i < n; i++)
+      if (watch[i] != 0 || dst[i] != 0) {
+        fprintf(stderr, "depmap: MISMATCH at %zu: dst %d watch %d\n", i, dst[i], watch[i]);
+        return 1;
+      }
+    fprintf(stderr, "depmap: ok\n");
+    return 0;
   }
   fprintf(stderr, "no fault?\n");
   return 1;
