@@ -21,7 +21,8 @@
 //! is repeated on the caller's own buffers.
 
 use crate::capi::__copier_pending;
-use copier_adapter::service::absorb_io::{none_pending, note_absorbed, read_plan, wait_reads};
+use copier_adapter::backend;
+use copier_adapter::service::absorb_io::{note_absorbed, read_plan};
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::Ordering;
 use libc::{iovec, msghdr, off_t, sockaddr, socklen_t, ssize_t, FILE};
@@ -46,6 +47,26 @@ fn errno() -> c_int {
 fn set_errno(e: c_int) {
     // SAFETY: the calling thread's errno slot.
     unsafe { *libc::__errno_location() = e };
+}
+
+/// True when no copy can be pending in the process. Under the kernel
+/// backend the gate's holds count the device's copies too.
+fn none_pending() -> bool {
+    if backend::kernel_active() {
+        copier_adapter::gate::no_holds()
+    } else {
+        copier_adapter::service::absorb_io::none_pending()
+    }
+}
+
+/// Wait for the copies that write `bufs` (`(addr, len)` pairs). Under the
+/// kernel backend the device holds them, so this is its `csync`.
+fn wait_reads(bufs: &[(usize, usize)]) {
+    if backend::kernel_active() {
+        bufs.iter().for_each(|&(a, n)| backend::csync(a, n));
+    } else {
+        copier_adapter::service::absorb_io::wait_reads(bufs);
+    }
 }
 
 /// The iovec entries of `(addr, len)` pieces.
@@ -74,6 +95,12 @@ unsafe fn user_bufs(iov: *const iovec, cnt: c_int) -> Vec<(usize, usize)> {
 /// until the call that returns.
 fn absorbed(bufs: &[(usize, usize)], vector: impl Fn(&[iovec]) -> ssize_t, orig: impl Fn() -> ssize_t) -> ssize_t {
     let saved = errno();
+    if backend::kernel_active() {
+        // (the device's copies are not in the tracker: no absorption)
+        wait_reads(bufs);
+        set_errno(saved);
+        return orig();
+    }
     let mut plan = Vec::new();
     let absorbed = read_plan(bufs, &mut plan);
     if absorbed == 0 {
