@@ -2,8 +2,6 @@
  * the returned end must stop at the first byte a pending copy writes or
  * reads. Run under COPIER_OPTIONS=spawn=0 (no service thread: the copies
  * stay pending until a wait executes them, so the check is deterministic).
- * Before the fix, csync_ready_end(p, 0) returned (void *)-1 while the
- * copies were still in the submission ring (nothing had ingested them).
  * Exit 0 on success. */
 #include <copier.h>
 #include <stdio.h>
@@ -50,6 +48,33 @@ int main(void) {
       fprintf(stderr, "%s: bytes differ from memmove\n", what);
       bad = 1;
     }
+  }
+  /* A walk from a copy's end to its start: one request waits for its
+   * segment only; from the third request in a row going down, the whole
+   * destination (the window the pass keeps starts at the address asked
+   * for, so every access of the walk would miss until the copy is done). */
+  {
+    size_t len = N / 2;
+    unsigned char *d = malloc(len);
+    amemcpy(d, buf, len);
+    const unsigned char *e = csync_ready_end(d + len - 1, 1);
+    if (e == (const void *)-1) {
+      fprintf(stderr, "backward walk: the first request completed the whole copy\n");
+      bad = 1;
+    }
+    csync_ready_end(d + len - 2, 1);
+    e = csync_ready_end(d + len - 3, 1);
+    if (e != (const void *)-1) {
+      fprintf(stderr, "backward walk: csync_ready_end = d%+td after three requests going down, want (void *)-1\n",
+              (const unsigned char *)e - d);
+      bad = 1;
+    }
+    csync(d, len);
+    if (memcmp(d, buf, len) != 0) {
+      fprintf(stderr, "backward walk: bytes differ from memcpy\n");
+      bad = 1;
+    }
+    free(d);
   }
   free(buf);
   free(want);

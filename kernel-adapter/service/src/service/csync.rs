@@ -296,7 +296,11 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
         return usize::MAX;
     }
     if n != 0 && !gate::no_holds() {
-        wait_ranges(&[(addr, n, false)], true);
+        if walking_back(addr) {
+            wait_back(addr, n);
+        } else {
+            wait_ranges(&[(addr, n, false)], true);
+        }
     }
     if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
         f(addr, n);
@@ -344,6 +348,52 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
         end = runs.last().map_or(usize::MAX, |r| r.1);
     }
     end.max(want)
+}
+
+/// Most bytes between two `csync_ready_end` requests of one backward walk.
+const BACK_STEP: usize = 4096;
+
+thread_local! {
+    /// The previous `csync_ready_end` address of this thread and how many
+    /// requests in a row went down by at most [`BACK_STEP`].
+    static READY_LAST: core::cell::Cell<(usize, u32)> = const { core::cell::Cell::new((0, 0)) };
+}
+
+/// True from the second request in a row that is below the previous one
+/// by at most [`BACK_STEP`] bytes: a walk from a buffer's end to its start.
+#[inline]
+fn walking_back(addr: usize) -> bool {
+    READY_LAST
+        .try_with(|c| {
+            let (prev, run) = c.get();
+            let run = if addr < prev && prev - addr <= BACK_STEP { run + 1 } else { 0 };
+            c.set((addr, run));
+            run >= 2
+        })
+        .unwrap_or(false)
+}
+
+/// A backward walk's wait: the whole destination of each of the caller's
+/// own copies that writes `addr` (so the window the pass keeps, whose low
+/// end is the address it asked for, is not missed at every access until the
+/// copy completes), and `[addr, addr + n)`. A copy read from its last byte
+/// has no window to lose.
+fn wait_back(addr: usize, n: usize) {
+    const MAX: usize = 8;
+    let mut ranges = [(0usize, 0usize, false); MAX + 1];
+    let mut k = 0;
+    if let Some(Own::Queue(r, _, t, h)) = own_queue() {
+        for p in t..h {
+            let e = r.slot(p);
+            let (d, l) = (e.dst(), e.len());
+            if e.desc.pos() == p && d <= addr && addr < d + l && k < MAX {
+                ranges[k] = (d, l, false);
+                k += 1;
+            }
+        }
+    }
+    ranges[k] = (addr, n, false);
+    wait_ranges(&ranges[..=k], true);
 }
 
 pub(crate) fn handle_entry(h: u64) -> Result<Option<(TaskRef, &'static Entry)>, ()> {
