@@ -89,6 +89,7 @@ pub fn init() {
     });
 }
 
+#[cfg(not(test))]
 extern "C" fn ctor() {
     init();
 }
