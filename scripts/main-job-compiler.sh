@@ -53,7 +53,7 @@ grep -q "lines=$wc_lines .*bytes=$wc_bytes " "$out/plain.out" ||
 echo "   same result from both builds; lines and bytes match wc -l -c"
 stats=$(grep -ao 'copier: tasks=.*' "$out/copiergen.err" | tail -1 || true)
 echo "   COPIER_STATS (copiergen build, one load): ${stats:-<none>}"
-tasks=$(sed -n 's/.*tasks=\([0-9]*\).*/\1/p' <<<"$stats")
+tasks=$(sed -n 's/^copier: tasks=\([0-9]*\) .*/\1/p' <<<"$stats")
 [ "${tasks:-0}" -ge 1 ] || { echo "main job: FAILED: the copiergen build ran no copy asynchronously" >&2; exit 1; }
 
 # run_timed BIN: runs BIN on the input, prints its wall time in seconds.
