@@ -76,6 +76,31 @@ int main(void) {
     }
     free(d);
   }
+  /* Scattered reads: the same from the third request in a row that is
+   * not a forward step (at most 64 KiB past one of the last requests). */
+  {
+    size_t len = N / 2;
+    unsigned char *d = malloc(len);
+    amemcpy(d, buf, len);
+    const unsigned char *e = csync_ready_end(d + 300000, 1);
+    if (e == (const void *)-1) {
+      fprintf(stderr, "scattered reads: the first request completed the whole copy\n");
+      bad = 1;
+    }
+    csync_ready_end(d + 10, 1);
+    e = csync_ready_end(d + 200000, 1);
+    if (e != (const void *)-1) {
+      fprintf(stderr, "scattered reads: csync_ready_end = d%+td after three scattered requests, want (void *)-1\n",
+              (const unsigned char *)e - d);
+      bad = 1;
+    }
+    csync(d, len);
+    if (memcmp(d, buf, len) != 0) {
+      fprintf(stderr, "scattered reads: bytes differ from memcpy\n");
+      bad = 1;
+    }
+    free(d);
+  }
   free(buf);
   free(want);
   if (!bad)

@@ -296,8 +296,8 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
         return usize::MAX;
     }
     if n != 0 && !gate::no_holds() {
-        if walking_back(addr) {
-            wait_back(addr, n);
+        if out_of_order(addr) {
+            wait_whole(addr, n);
         } else {
             wait_ranges(&[(addr, n, false)], true);
         }
@@ -350,35 +350,45 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     end.max(want)
 }
 
-/// Most bytes between two `csync_ready_end` requests of one backward walk.
-const BACK_STEP: usize = 4096;
+/// How far past one of the previous requests a `csync_ready_end` request
+/// may start and still count as a forward walk (readahead's case).
+const FORWARD_SPAN: usize = 64 << 10;
+
+/// How many of the thread's latest requests [`out_of_order`] remembers.
+const RECENT: usize = 4;
 
 thread_local! {
-    /// The previous `csync_ready_end` address of this thread and how many
-    /// requests in a row went down by at most [`BACK_STEP`].
-    static READY_LAST: core::cell::Cell<(usize, u32)> = const { core::cell::Cell::new((0, 0)) };
+    /// The thread's latest `csync_ready_end` addresses (0: none), the next
+    /// slot to overwrite, and how many requests in a row were out of order.
+    static READY_LAST: core::cell::Cell<([usize; RECENT], u8, u32)> = const { core::cell::Cell::new(([0; RECENT], 0, 0)) };
 }
 
-/// True from the second request in a row that is below the previous one
-/// by at most [`BACK_STEP`] bytes: a walk from a buffer's end to its start.
+/// True from the third request in a row that starts neither at nor up to
+/// [`FORWARD_SPAN`] bytes after one of the thread's [`RECENT`] previous
+/// requests since the last such run: a walk from a buffer's end to its
+/// start, or scattered reads.
 #[inline]
-fn walking_back(addr: usize) -> bool {
+fn out_of_order(addr: usize) -> bool {
     READY_LAST
         .try_with(|c| {
-            let (prev, run) = c.get();
-            let run = if addr < prev && prev - addr <= BACK_STEP { run + 1 } else { 0 };
-            c.set((addr, run));
-            run >= 2
+            let (mut last, i, run) = c.get();
+            let forward = last.iter().any(|&p| p != 0 && addr >= p && addr - p <= FORWARD_SPAN);
+            let run = if forward { 0 } else { run.saturating_add(1) };
+            last[i as usize % RECENT] = addr;
+            // (a run that waited starts over: the next copy is judged anew)
+            c.set((last, i.wrapping_add(1), if run >= 3 { 0 } else { run }));
+            run >= 3
         })
         .unwrap_or(false)
 }
 
-/// A backward walk's wait: the whole destination of each of the caller's
-/// own copies that writes `addr` (so the window the pass keeps, whose low
-/// end is the address it asked for, is not missed at every access until the
-/// copy completes), and `[addr, addr + n)`. A copy read from its last byte
-/// has no window to lose.
-fn wait_back(addr: usize, n: usize) {
+/// The wait of an out-of-order request: the whole destination of each of
+/// the caller's own copies that writes `addr`, and `[addr, addr + n)`. The
+/// window the pass keeps starts at the address it asked for, so a backward
+/// or scattered reader would otherwise call at every access, and wait once
+/// per segment, until the copy completes; such a reader has no window to
+/// lose.
+fn wait_whole(addr: usize, n: usize) {
     const MAX: usize = 8;
     let mut ranges = [(0usize, 0usize, false); MAX + 1];
     let mut k = 0;
