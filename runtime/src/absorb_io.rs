@@ -74,20 +74,39 @@ fn iovecs(pieces: &[(usize, usize, bool)]) -> Vec<iovec> {
     pieces.iter().map(|&(a, n, _)| iovec { iov_base: a as *mut c_void, iov_len: n }).collect()
 }
 
+/// A copy of the `count` values at `addr`, read by the kernel
+/// (`process_vm_readv` on this process), so an unmapped address gives
+/// `None` instead of a fault here; the plain call then reports `EFAULT`,
+/// as libc does. `count` > 0.
+fn read_in<T: Copy>(addr: *const T, count: usize) -> Option<Vec<T>> {
+    let len = count.checked_mul(core::mem::size_of::<T>())?;
+    let mut out: Vec<T> = Vec::with_capacity(count);
+    let local = iovec { iov_base: out.as_mut_ptr().cast(), iov_len: len };
+    let remote = iovec { iov_base: addr as *mut c_void, iov_len: len };
+    let saved = errno();
+    // SAFETY: `local` is `out`'s spare capacity of `len` bytes; the kernel
+    // checks `remote` (this process's own memory).
+    let r = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    set_errno(saved);
+    if r < 0 || r as usize != len {
+        return None;
+    }
+    // SAFETY: the kernel wrote all `len` bytes; T is plain data (Copy).
+    unsafe { out.set_len(count) };
+    Some(out)
+}
+
 /// The `(addr, len)` pairs of a caller's iovec array (`cnt` entries, read
 /// after the array's own pending writers finished). Empty for a count a
-/// vector call rejects (the call itself then reports `EINVAL`).
-///
-/// # Safety
-/// `iov` valid for `cnt` entries when `0 < cnt <= IOV_MAX`.
-unsafe fn user_bufs(iov: *const iovec, cnt: c_int) -> Vec<(usize, usize)> {
+/// vector call rejects (the call itself then reports `EINVAL`) and for an
+/// array that is not readable (the call reports `EFAULT`).
+fn user_bufs(iov: *const iovec, cnt: c_int) -> Vec<(usize, usize)> {
     if cnt <= 0 || cnt as usize > IOV_MAX || iov.is_null() {
         return Vec::new();
     }
     let n = cnt as usize;
     wait_reads(&[(iov as usize, n * core::mem::size_of::<iovec>())]);
-    // SAFETY: caller contract.
-    unsafe { core::slice::from_raw_parts(iov, n) }.iter().map(|v| (v.iov_base as usize, v.iov_len)).collect()
+    read_in(iov, n).map_or_else(Vec::new, |v| v.iter().map(|v| (v.iov_base as usize, v.iov_len)).collect())
 }
 
 /// The absorbed call: plan `bufs`, issue `vector` once on the plan, fall
@@ -238,9 +257,7 @@ unsafe fn writev_slow(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
     // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe { libc::writev(fd, iov, cnt) };
-    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
-    // pending copies' sources of the same lengths (`read_plan`).
-    let bufs = unsafe { user_bufs(iov, cnt) };
+    let bufs = user_bufs(iov, cnt);
     if bufs.is_empty() || none_pending() {
         return orig();
     }
@@ -270,9 +287,7 @@ unsafe fn pwritev_slow(fd: c_int, iov: *const iovec, cnt: c_int, offset: off_t) 
     // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
     // pending copies' sources of the same lengths (`read_plan`).
     let orig = || unsafe { libc::pwritev(fd, iov, cnt, offset) };
-    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
-    // pending copies' sources of the same lengths (`read_plan`).
-    let bufs = unsafe { user_bufs(iov, cnt) };
+    let bufs = user_bufs(iov, cnt);
     if bufs.is_empty() || none_pending() {
         return orig();
     }
@@ -394,22 +409,17 @@ unsafe fn sendmsg_slow(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
         return orig();
     }
     wait_reads(&[(msg as usize, core::mem::size_of::<msghdr>())]);
-    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
-    // pending copies' sources of the same lengths (`read_plan`).
-    let m = unsafe { &*msg };
+    let Some(mv) = read_in(msg, 1) else { return orig() };
+    let m = &mv[0];
     wait_reads(&[(m.msg_name as usize, m.msg_namelen as usize), (m.msg_control as usize, m.msg_controllen)]);
     if m.msg_iovlen > IOV_MAX || flags & MSG_ZEROCOPY != 0 {
         if m.msg_iovlen <= IOV_MAX {
-            // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
-            // pending copies' sources of the same lengths (`read_plan`).
-            let bufs = unsafe { user_bufs(m.msg_iov, m.msg_iovlen as c_int) };
+            let bufs = user_bufs(m.msg_iov, m.msg_iovlen as c_int);
             wait_reads(&bufs);
         }
         return orig();
     }
-    // SAFETY: forwarded caller contract; the plan reads the caller's bytes or
-    // pending copies' sources of the same lengths (`read_plan`).
-    let bufs = unsafe { user_bufs(m.msg_iov, m.msg_iovlen as c_int) };
+    let bufs = user_bufs(m.msg_iov, m.msg_iovlen as c_int);
     if bufs.is_empty() {
         return orig();
     }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -309,6 +310,24 @@ static void errors_and_short_writes(void) {
   errno = 0;
   rc = copier_writev(p[1], (struct iovec[]){{dst, N}}, -1);
   CHECK(rc == -1 && errno == EINVAL, "writev count -1: %zd errno %d", rc, errno);
+  /* an unmapped iovec array or msghdr (a copy pending): EFAULT, as libc */
+  void *hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (hole == MAP_FAILED)
+    abort();
+  errno = 0;
+  rc = copier_writev(sv[1], hole, 1);
+  CHECK(rc == -1 && errno == EFAULT, "writev, unmapped iovec array: %zd errno %d", rc, errno);
+  errno = 0;
+  rc = copier_pwritev(p[1], hole, 1, 0);
+  CHECK(rc == -1 && (errno == EFAULT || errno == ESPIPE), "pwritev, unmapped iovec array: %zd errno %d", rc, errno);
+  errno = 0;
+  rc = copier_sendmsg(sv[1], hole, MSG_DONTWAIT);
+  CHECK(rc == -1 && errno == EFAULT, "sendmsg, unmapped msghdr: %zd errno %d", rc, errno);
+  struct msghdr mh = {.msg_iov = hole, .msg_iovlen = 1};
+  errno = 0;
+  rc = copier_sendmsg(sv[1], &mh, MSG_DONTWAIT);
+  CHECK(rc == -1 && errno == EFAULT, "sendmsg, unmapped msg_iov: %zd errno %d", rc, errno);
+  munmap(hole, 4096);
   /* errno untouched on success */
   int r2[2];
   mkpipe(r2, 1 << 20, 0);
