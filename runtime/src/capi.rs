@@ -230,9 +230,12 @@ pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_voi
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
         let end = backend::csync_ready_end(addr as usize, n);
-        // All-ones: no copy is pending, so every open observation is done.
-        let all = end == usize::MAX;
-        crate::sites::waited(addr as usize, n, all, t0, copier_adapter::sys::now_ns());
+        let t1 = copier_adapter::sys::now_ns();
+        crate::sites::waited(addr as usize, n, false, t0, t1);
+        if end == usize::MAX {
+            // nothing of this thread's is pending: its observations are done
+            crate::sites::settled(t1);
+        }
         return end as *const c_void;
     }
     backend::csync_ready_end(addr as usize, n) as *const c_void

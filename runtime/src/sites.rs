@@ -273,16 +273,21 @@ pub fn waited(addr: usize, n: usize, all: bool, t0: u64, t1: u64) {
     });
 }
 
-/// Close the calling thread's open observations and return every site's
-/// line (empty without sites); also print them to stderr when `to_stderr`
-/// (`COPIER_STATS=sites`). The caller appends them to the stats file.
-pub fn report(to_stderr: bool) -> Vec<String> {
-    let now = now_ns();
+/// The calling thread has nothing pending at `now`: close its open
+/// observations (each ends at its last wait, or `now` if it had none).
+pub fn settled(now: u64) {
     let _ = OPEN.try_with(|v| {
         if let Ok(mut v) = v.try_borrow_mut() {
             v.drain(..).for_each(|o| close(&o, now));
         }
     });
+}
+
+/// Close the calling thread's open observations and return every site's
+/// line (empty without sites); also print them to stderr when `to_stderr`
+/// (`COPIER_STATS=sites`). The caller appends them to the stats file.
+pub fn report(to_stderr: bool) -> Vec<String> {
+    settled(now_ns());
     let sites = REGISTRY.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if sites.is_empty() {
         return Vec::new();

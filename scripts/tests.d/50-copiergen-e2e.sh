@@ -103,3 +103,12 @@ if [ "$(grep -c '^copier: tasks=' "$sf")" != 1 ] || [ "$(grep -c '^copier: site 
   echo "FAILED: sites: stats file should hold one counters line and the site lines:"; cat "$sf"; exit 1
 fi
 echo "ok: sites: stats file holds the counters line and $(grep -c '^copier: site ' "$sf") site lines; an unwritable one is reported once"
+
+# README's first command: the main job's compiler part, with its checks
+# (both builds print the same result, the lines and bytes match wc, the
+# copiergen build ran a copy asynchronously); one load per run, so its
+# timing is not read here.
+echo "50: the main job's checks (scripts/main-job-compiler.sh, MAIN_JOB_ROUNDS=1)"
+MAIN_JOB_PAIRS=5 MAIN_JOB_ROUNDS=1 bash scripts/main-job-compiler.sh >"$d/main-job.log" 2>&1 ||
+  { cat "$d/main-job.log"; echo "FAILED: the main job"; exit 1; }
+grep -E '^== result' "$d/main-job.log" || { cat "$d/main-job.log"; echo "FAILED: the main job printed no result"; exit 1; }
