@@ -77,7 +77,8 @@ fn iovecs(pieces: &[(usize, usize, bool)]) -> Vec<iovec> {
 /// A copy of the `count` values at `addr`, read by the kernel
 /// (`process_vm_readv` on this process), so an unmapped address gives
 /// `None` instead of a fault here; the plain call then reports `EFAULT`,
-/// as libc does. `count` > 0.
+/// as libc does. Where the kernel refuses the call itself (seccomp), the
+/// values are read in place, as the libc call's contract allows. `count` > 0.
 fn read_in<T: Copy>(addr: *const T, count: usize) -> Option<Vec<T>> {
     let len = count.checked_mul(core::mem::size_of::<T>())?;
     let mut out: Vec<T> = Vec::with_capacity(count);
@@ -87,7 +88,13 @@ fn read_in<T: Copy>(addr: *const T, count: usize) -> Option<Vec<T>> {
     // SAFETY: `local` is `out`'s spare capacity of `len` bytes; the kernel
     // checks `remote` (this process's own memory).
     let r = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    let e = errno();
     set_errno(saved);
+    if r < 0 && e != libc::EFAULT {
+        // (the call is unavailable, e.g. a seccomp filter: read in place)
+        // SAFETY: the libc call's own contract: `addr` valid for `count`.
+        return Some(unsafe { core::slice::from_raw_parts(addr, count) }.to_vec());
+    }
     if r < 0 || r as usize != len {
         return None;
     }
