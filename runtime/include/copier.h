@@ -180,9 +180,12 @@ void csync(const void *addr, size_t n);
 void csync_all(void);
 
 // Wait like `csync(addr, n)`, then return an end address `>= addr + n` such
-// that no pending copy writes or reads `[addr, end)` (`(void *)-1` when no
-// copy is pending at all). Under CopierSanitizer it returns exactly
-// `addr + n`.
+// that no pending copy writes or reads `[addr, end)` (`(void *)-1` when the
+// calling thread has no copy pending). Under CopierSanitizer it returns
+// exactly `addr + n`. From the third request in a row that is not a
+// forward step (none within 64 KiB after one of the thread's last 4
+// requests: a walk from the end, scattered reads) it waits for the whole
+// destination of the thread's copies under `addr`.
 const void *csync_ready_end(const void *addr, size_t n);
 
 // Low-level submit: copy `n` bytes from `src` to `dst` with `flags`

@@ -222,9 +222,12 @@ pub extern "C" fn csync_all() {
 }
 
 /// Wait like `csync(addr, n)`, then return an end address `>= addr + n` such
-/// that no pending copy writes or reads `[addr, end)` (`(void *)-1` when no
-/// copy is pending at all). Under CopierSanitizer it returns exactly
-/// `addr + n`.
+/// that no pending copy writes or reads `[addr, end)` (`(void *)-1` when the
+/// calling thread has no copy pending). Under CopierSanitizer it returns
+/// exactly `addr + n`. From the third request in a row that is not a
+/// forward step (none within 64 KiB after one of the thread's last 4
+/// requests: a walk from the end, scattered reads) it waits for the whole
+/// destination of the thread's copies under `addr`.
 #[no_mangle]
 pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
     if crate::sites::observing() {
