@@ -354,11 +354,17 @@ fn settle_replay(dev: &Device) {
 
 /// Wait until every task published before the call is done and retired.
 fn wait_all(dev: &Device) {
+    drain_to(dev, dev.ring().head.load(Ordering::Acquire), false);
+    release_if_drained(dev);
+}
+
+/// Wait until every task below position `head` is done and retired
+/// (`locked`: the caller holds the producer lock; see [`wait_segs`]).
+fn drain_to(dev: &Device, head: u64, locked: bool) {
     let ring = dev.ring();
-    let head = ring.head.load(Ordering::Acquire);
     for p in ring.tail.load(Ordering::Acquire)..head {
         if let Some(t) = proto::read(&dev.slot(p), p) {
-            wait_segs(dev, p, 0, t.nsegs, false);
+            wait_segs(dev, p, 0, t.nsegs, locked);
         }
     }
     // retirement follows completion at once on the service thread
@@ -371,7 +377,6 @@ fn wait_all(dev: &Device) {
             std::thread::yield_now();
         }
     }
-    release_if_drained(dev);
 }
 
 /// Release the gate hold when the ring is drained (under the producer lock,
@@ -453,21 +458,7 @@ pub(crate) fn fork_prepare(dev: &Device) {
     SUBMIT.raw_lock();
     // SAFETY: the lock is ours (raw_lock above).
     let head = unsafe { *SUBMIT.get_unchecked() };
-    let ring = dev.ring();
-    for p in ring.tail.load(Ordering::Acquire)..head {
-        if let Some(t) = proto::read(&dev.slot(p), p) {
-            wait_segs(dev, p, 0, t.nsegs, true);
-        }
-    }
-    let mut spins = 0u32;
-    while ring.tail.load(Ordering::Acquire) < head {
-        if spins < SPIN {
-            spins += 1;
-            core::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
+    drain_to(dev, head, true);
     if HOLD.begin_release() {
         gate::sub_hold();
     }
