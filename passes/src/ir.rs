@@ -709,6 +709,19 @@ impl Builder {
         }
     }
 
+    /// Positions before `inst` and before the debug records attached to
+    /// it, with the debug location `loc` (null: none): where a phi at the
+    /// top of a block goes (a phi must carry no debug records; the plain
+    /// position would move `inst`'s records onto it).
+    pub fn position_for_phi(&self, inst: LLVMValueRef, loc: LLVMMetadataRef) {
+        // SAFETY: handle invariant; `inst` is an instruction in a block, `loc`
+        // null or a DILocation.
+        unsafe {
+            c::LLVMPositionBuilderBeforeInstrAndDbgRecords(self.raw, inst);
+            c::LLVMSetCurrentDebugLocation2(self.raw, loc);
+        }
+    }
+
     /// Positions at the end of `bb` with the debug location `loc` (null:
     /// none).
     pub fn position_at_end(&self, bb: LLVMBasicBlockRef, loc: LLVMMetadataRef) {

@@ -91,7 +91,7 @@ pub(super) fn skip_when_idle(b: &ir::Builder, live: LLVMValueRef, call: LLVMValu
     b.insert(call);
     // The phi goes at the top of the block the split left `call`'s
     // successors in, whose predecessors are exactly `head` and `cold`.
-    b.position_before_at(next, loc);
+    b.position_for_phi(next, loc);
     let ty = ir::type_of(call);
     let phi = b.phi(ty, c"copier_san.ready_end");
     ir::replace_all_uses(call, phi);

@@ -134,7 +134,7 @@ impl Sites {
                 // the edges in self.preds[bb]; the phi goes before its first
                 // instruction and gets one incoming value per edge.
                 let Some(first) = ir::instructions(bb).next() else { return Site::Fixed(self.fallback) };
-                b.position_before_at(first, std::ptr::null_mut());
+                b.position_for_phi(first, std::ptr::null_mut());
                 let i32 = b.int_type(32);
                 let phi = b.phi(i32, c"copier_san.site");
                 for &p in self.preds.get(&bb).map_or(&[][..], |v| &v[..]) {
