@@ -362,6 +362,10 @@ const PROCESS_FUNCTIONS: &[&str] = &[
 /// Callees (exact names) that release memory.
 const FREE_FUNCTIONS: &[&str] = &["free", "cfree", "realloc", "reallocarray", "munmap", "mremap", "madvise"];
 
+/// Callees (exact names, declared, not defined in the module) that are the
+/// Copier runtime's waits (`copier.h`).
+const RUNTIME_WAITS: &[&str] = &["csync", "csync_all", "csync_ready_end"];
+
 /// Callees (by name prefix) that are the Copier runtime's own submission
 /// entry points.
 const RUNTIME_SUBMIT_PREFIXES: &[&str] = &["amemcpy", "amemmove", "copier_submit"];
@@ -584,6 +588,13 @@ impl EffectBuilder<'_, '_> {
 
         if PROCESS_FUNCTIONS.contains(&name.as_str()) {
             e.sync_all = Some(FullReasonCell(FullReason::ProcessOperation));
+            return;
+        }
+        if RUNTIME_WAITS.contains(&name.as_str()) && callee.is_some_and(ir::is_declaration) {
+            // libcopier's waits read and write no byte of any copy: they
+            // complete copies, and the guards after them still check their
+            // windows (a program's hand-placed csync_ready_end keeps its
+            // window instead of getting a csync_all before it).
             return;
         }
         if THREAD_PREFIXES.iter().any(|p| name.starts_with(p)) {
