@@ -585,6 +585,7 @@ pub fn apply(
             rt.csync_ready_end.f,
             PRESERVE_ALL_CALL_CONV,
         );
+        super::section::place_added(f);
         em.miss_fn = (f, PRESERVE_ALL_CALL_CONV);
     }
 

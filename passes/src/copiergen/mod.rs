@@ -28,6 +28,7 @@ pub mod emit;
 pub mod options;
 pub mod placement;
 pub mod remarks;
+pub mod section;
 pub mod signals;
 pub mod size_profile;
 
