@@ -139,6 +139,12 @@ impl Runtime {
         true
     }
 
+    /// Whether an -flto compile recorded a conflict in `module`
+    /// ([`Runtime::record_conflict`]).
+    pub fn has_recorded_conflict(module: LLVMModuleRef) -> bool {
+        recorded_conflict(module).is_some()
+    }
+
     /// Declares (or finds) the entry points in `module`.
     ///
     /// # Errors
