@@ -9,9 +9,9 @@
 //! build without the pass, and timings of unchanged loops move with that
 //! placement. In a section of their own whose name neither default layout
 //! matches, both linkers place them after all of `.text` (an orphan section
-//! of the same flags): an object keeps the offsets modulo 64 of a build
-//! without the pass up to its first function the pass changed (which grows
-//! by its guards and moves what follows it in its object).
+//! of the same flags), and the added functions move nothing. What still
+//! moves unchanged code is the growth (guards) of the functions the pass
+//! changed, for what follows them in `.text`.
 //!
 //! One section per module, not per function: under `-ffunction-sections`
 //! `--gc-sections` keeps or drops the module's added functions together.
