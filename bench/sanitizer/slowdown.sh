@@ -17,6 +17,10 @@
 # BUILD_ONLY=1 builds and stops (run it under the shared machine lock);
 # REUSE=1 runs the builds a previous invocation left (the timing part, under
 # the exclusive lock); BUILD_VARIANTS="san ..." rebuilds only those.
+# CPU=1 times each run by the CPU time of all its processes and threads
+# (perf stat's task-clock, user + system, children included) instead of
+# the wall clock, which other engineers' load on a shared machine moves
+# more.
 # The table goes to stdout, headed by the machine's load and CPU; OUT_FILE=F
 # also writes it to F (committed runs live in bench/results/).
 #
@@ -51,7 +55,7 @@
 #                  csync_ready_end windows) on the same file (10 rounds;
 #                  plain and asan link libcopier)
 # Prints one line per workload:
-#   sanitizer-slowdown NAME plain=Xms asan=Xms san=Xms asan/plain=R san/plain=R spread=P%/A%/S%
+#   sanitizer-slowdown NAME plain=Xms asan=Xms san=Xms asan/plain=R san/plain=R spread=P%/A%/S% range=MIN..MAX/MIN..MAX/MIN..MAX
 # Needs libclang-rt-22-dev (scripts/deps.sh) for the ASan runtime.
 set -euo pipefail
 . "$(dirname "$0")/../../testsuite/lib/common.sh"
@@ -209,9 +213,21 @@ cmd() {
   esac
 }
 
-# stats US...: "median spread%" of the microsecond times.
+# stats US...: "median spread% min max" of the microsecond times.
 stats() {
-  printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {m=v[int((NR+1)/2)]; printf "%d %.0f\n", m, 100*(v[NR]-v[1])/m}'
+  printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {m=v[int((NR+1)/2)]; printf "%d %.0f %d %d\n", m, 100*(v[NR]-v[1])/m, v[1], v[NR]}'
+}
+
+# run_us CMD: runs CMD, prints its time in microseconds (wall, or CPU with CPU=1).
+run_us() {
+  local t0 t1
+  if [ "${CPU:-0}" = 1 ]; then
+    perf stat -x, -e task-clock -o "$OUT/stat.txt" bash -c "$1" >/dev/null 2>&1
+    awk -F, '$3 ~ /^task-clock/ { printf "%d", $1 * 1000 }' "$OUT/stat.txt"
+  else
+    t0=$(now); bash -c "$1" >/dev/null 2>&1; t1=$(now)
+    echo $(((t1 - t0) / 1000))
+  fi
 }
 
 # measure WORKLOAD: interleaved runs of the three builds, checked output.
@@ -229,8 +245,7 @@ measure() {
   for ((i = 0; i < RUNS; i++)); do
     for v in "${VARIANTS[@]}"; do
       c=$(cmd "$w" "$v")
-      t0=$(now); bash -c "$c" >/dev/null 2>&1; t1=$(now)
-      times[$v]+="$(((t1 - t0) / 1000)) "
+      times[$v]+="$(run_us "$c") "
     done
   done
   local -a p a s
@@ -242,14 +257,17 @@ measure() {
   # shellcheck disable=SC2086
   read -ra s <<<"$(stats ${times[san]})"
   line=$(awk -v n="$w" -v p="${p[0]}" -v a="${a[0]}" -v s="${s[0]}" -v sp="${p[1]}" -v sa="${a[1]}" -v ss="${s[1]}" \
-    'BEGIN { printf "sanitizer-slowdown %-20s plain=%.1fms asan=%.1fms san=%.1fms asan/plain=%.2f san/plain=%.2f san/asan=%.2f spread=%d%%/%d%%/%d%%", n, p/1000, a/1000, s/1000, a/p, s/p, s/a, sp, sa, ss }')
+    -v r="${p[2]}..${p[3]}/${a[2]}..${a[3]}/${s[2]}..${s[3]}" \
+    'BEGIN { printf "sanitizer-slowdown %-20s plain=%.1fms asan=%.1fms san=%.1fms asan/plain=%.2f san/plain=%.2f san/asan=%.2f spread=%d%%/%d%%/%d%% range(us)=%s", n, p/1000, a/1000, s/1000, a/p, s/p, s/a, sp, sa, ss, r }')
   local -a o
   for v in "${VARIANTS[@]:3}"; do
     # shellcheck disable=SC2086
     read -ra o <<<"$(stats ${times[$v]})"
-    line+=$(awk -v v="$v" -v p="${p[0]}" -v o="${o[0]}" -v so="${o[1]}" 'BEGIN { printf " %s=%.1fms %s/plain=%.2f spread=%d%%", v, o/1000, v, o/p, so }')
+    line+=$(awk -v v="$v" -v p="${p[0]}" -v o="${o[0]}" -v so="${o[1]}" -v r="${o[2]}..${o[3]}" 'BEGIN { printf " %s=%.1fms %s/plain=%.2f spread=%d%% range(us)=%s", v, o/1000, v, o/p, so, r }')
   done
-  echo "$line (medians of $RUNS interleaved runs)"
+  local kind=wall
+  [ "${CPU:-0}" = 1 ] && kind=cpu
+  echo "$line (medians of $RUNS interleaved runs, $kind time)"
 }
 
 {

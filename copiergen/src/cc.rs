@@ -142,7 +142,7 @@ fn joined(prefix: &str, p: &Path) -> OsString {
 /// provides), and for combinations that cannot work (`--copier-shared` with
 /// `-static` or `--sanitize`, `--sanitize` with a clang sanitizer that keeps
 /// shadow memory or interposes malloc, `-flto` with a linker other than lld).
-pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> Result<Additions, Error> {
+pub fn additions(lang: Lang, args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> Result<Additions, Error> {
     let inv = classify(args);
     let mut add = Additions::default();
     let action = inv.action();
@@ -239,7 +239,7 @@ pub fn additions(args: &[OsString], opts: &CopierOpts, res: &dyn Resources) -> R
         add_lto_link(&inv, p, opts, &mut add)?;
     }
     if inv.adds_runtime() {
-        add_runtime(args, &inv, opts, res, &mut add)?;
+        add_runtime(lang, args, &inv, opts, res, &mut add)?;
     }
     Ok(add)
 }
@@ -304,6 +304,7 @@ fn add_lto_link(inv: &Invocation, plugin: &Path, opts: &CopierOpts, add: &mut Ad
 }
 
 fn add_runtime(
+    lang: Lang,
     args: &[OsString],
     inv: &Invocation,
     opts: &CopierOpts,
@@ -356,13 +357,46 @@ fn add_runtime(
         add.args.push(os("-Wl,--undefined=csync_all"));
     }
     add.args.push(os(dir.join(archive)));
+    // Only what libcopier uses becomes a DT_NEEDED entry (today none of
+    // them: each library loaded costs every process start-up time).
+    add.args.push(os("-Wl,--push-state,--as-needed"));
     add.args.extend(STATIC_DEPS.iter().map(os));
+    add.args.push(os("-Wl,--pop-state"));
+    if static_unwinder(lang, args, inv) {
+        // libcopier's only libgcc_s reference is the unwinder
+        // (`_Unwind_Resume`): a C executable takes it from libgcc_eh.a, as
+        // gcc's `-static-libgcc`, instead of loading libgcc_s.so.1 at start.
+        add.args.push(os("-static-libgcc"));
+    }
     if args.iter().any(|a| a == "-nodefaultlibs") {
         // The driver adds neither the unwinder nor libc: libcopier needs both.
         add.args.push(os(if inv.static_link { "-lgcc_eh" } else { "-lgcc_s" }));
         add.args.push(os("-lc"));
     }
     Ok(())
+}
+
+/// Whether the link takes the unwinder from libgcc_eh.a: a dynamic C
+/// executable that names no C++ runtime and no libgcc choice of its own.
+/// C++ links keep libgcc_s.so.1, which libstdc++ loads anyway and whose
+/// single copy its exceptions must unwind with.
+fn static_unwinder(lang: Lang, args: &[OsString], inv: &Invocation) -> bool {
+    const KEEPS_LIBGCC_S: &[&[u8]] = &[
+        b"-shared-libgcc",
+        b"-static-libgcc",
+        b"-lstdc++",
+        b"-lc++",
+        b"-nodefaultlibs",
+        b"-nostdlib",
+        b"--rtlib=compiler-rt",
+        b"-rtlib=compiler-rt",
+        b"--unwindlib=libunwind",
+        b"-unwindlib=libunwind",
+    ];
+    lang == Lang::C
+        && !inv.shared
+        && !inv.static_link
+        && !args.iter().any(|a| KEEPS_LIBGCC_S.contains(&a.as_encoded_bytes()))
 }
 
 /// Run clang (by `exec`, so its exit status and signals are the caller's)
@@ -372,7 +406,7 @@ fn add_runtime(
 /// As [`additions`], and [`Error::Spawn`] when the compiler cannot be run.
 pub fn run(lang: Lang, args: &[OsString], opts: &CopierOpts) -> Error {
     let layout = Layout::from_current_exe();
-    let add = match additions(args, opts, &layout) {
+    let add = match additions(lang, args, opts, &layout) {
         Ok(a) => a,
         Err(e) => return e,
     };
@@ -433,7 +467,7 @@ mod tests {
 
     fn add(line: &str, opts: &CopierOpts) -> Result<Vec<String>, Error> {
         let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
-        let a = additions(&args, opts, &Fake { has_plugin: true })?;
+        let a = additions(Lang::C, &args, opts, &Fake { has_plugin: true })?;
         Ok(a.args.iter().map(|s| s.to_str().unwrap().to_owned()).collect())
     }
 
@@ -453,7 +487,22 @@ mod tests {
         // No job compiles code: no plugin.
         assert!(!a.iter().any(|x| x.contains("pass-plugin")), "{a:?}");
         let at = a.iter().position(|x| x == "/l/libcopier.a").expect("archive");
-        assert_eq!(&a[at + 1..], STATIC_DEPS);
+        let deps = &a[at + 2..at + 2 + STATIC_DEPS.len()];
+        assert_eq!(a[at + 1], "-Wl,--push-state,--as-needed");
+        assert_eq!(deps, STATIC_DEPS);
+        assert_eq!(a[at + 2 + STATIC_DEPS.len()..], ["-Wl,--pop-state", "-static-libgcc"]);
+    }
+
+    #[test]
+    fn only_dynamic_c_executables_take_the_static_unwinder() {
+        let has = |a: &[String]| a.iter().any(|x| x == "-static-libgcc");
+        assert!(has(&add("-O2 a.c -o prog", &d()).unwrap()));
+        for line in ["a.o -lstdc++ -o prog", "a.o -shared-libgcc -o prog", "-static a.o -o prog", "-shared -fPIC a.c -o libx.so", "a.o -rtlib=compiler-rt -o prog"] {
+            assert!(!has(&add(line, &d()).unwrap()), "{line}");
+        }
+        let cxx = additions(Lang::Cxx, &["a.o", "-o", "prog"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
+        assert!(!cxx.args.iter().any(|x| x == "-static-libgcc"), "{:?}", cxx.args);
+        assert!(cxx.args.iter().any(|x| x == "-Wl,--push-state,--as-needed"), "{:?}", cxx.args);
     }
 
     #[test]
@@ -501,8 +550,8 @@ mod tests {
         assert!(a.contains(&"/l/libcopier.a".to_owned()));
         // And needs no plugin at all.
         let args: Vec<OsString> = ["a.c"].iter().map(OsString::from).collect();
-        assert!(additions(&args, &o, &Fake { has_plugin: false }).is_ok());
-        assert!(matches!(additions(&args, &d(), &Fake { has_plugin: false }), Err(Error::Missing { .. })));
+        assert!(additions(Lang::C, &args, &o, &Fake { has_plugin: false }).is_ok());
+        assert!(matches!(additions(Lang::C, &args, &d(), &Fake { has_plugin: false }), Err(Error::Missing { .. })));
     }
 
     #[test]
@@ -549,13 +598,13 @@ mod tests {
         // records a clash of names for the link-time run.
         assert!(!forced("-flto a.c -o prog", &d()));
         assert!(forced("-flto a.o -o prog", &d()));
-        let a = additions(&["-c", "a.c"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
+        let a = additions(Lang::C, &["-c", "a.c"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
         assert!(a.env.iter().any(|(k, v)| *k == plugin_env::OPTIONS && v == "-copiergen-link-runtime"), "{a:?}");
     }
 
     #[test]
     fn lto_link_of_an_object_defining_csync_is_clangs() {
-        let a = additions(&["-flto", "defines_csync.o", "-o", "prog"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
+        let a = additions(Lang::C, &["-flto", "defines_csync.o", "-o", "prog"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
         assert!(a.args.is_empty() && !a.loads_plugin, "{a:?}");
         assert!(a.warnings[0].contains("the module defines 'csync' itself"), "{a:?}");
     }
@@ -588,7 +637,7 @@ mod tests {
             a.extend(["x.c", "-o", "x"].map(OsString::from));
             assert_eq!(conflicting_sanitizer(&a).as_deref(), bad, "{flags:?}");
             if let Some(bad) = bad {
-                match additions(&a, &o, &Fake { has_plugin: true }) {
+                match additions(Lang::C, &a, &o, &Fake { has_plugin: true }) {
                     Err(Error::Usage(m)) => assert!(m.contains(&format!("-fsanitize={bad}")) && !m.contains('\n'), "{m}"),
                     other => panic!("{flags:?}: {other:?}"),
                 }
@@ -596,7 +645,7 @@ mod tests {
         }
         // Without --sanitize every sanitizer passes through.
         let a: Vec<OsString> = ["-fsanitize=address", "x.c"].map(OsString::from).to_vec();
-        assert!(additions(&a, &d(), &Fake { has_plugin: true }).is_ok());
+        assert!(additions(Lang::C, &a, &d(), &Fake { has_plugin: true }).is_ok());
     }
 
     /// Trial finding: `--copier-shared --sanitize` silently dropped
@@ -623,25 +672,25 @@ mod tests {
     fn sanitize_selects_sanitizer_runtime_and_reports_it_missing() {
         let o = CopierOpts { sanitize: true, ..d() };
         let args: Vec<OsString> = ["a.o"].iter().map(OsString::from).collect();
-        let e = additions(&args, &o, &Fake { has_plugin: true }).unwrap_err();
+        let e = additions(Lang::C, &args, &o, &Fake { has_plugin: true }).unwrap_err();
         assert!(e.to_string().contains("libcopier_san.a"), "{e}");
-        assert!(additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).is_ok());
+        assert!(additions(Lang::C, &[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).is_ok());
     }
 
     #[test]
     fn threshold_reaches_plugin_as_option_and_env() {
         let o = CopierOpts { threshold: Some(1), ..d() };
-        let a = additions(&[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
+        let a = additions(Lang::C, &[OsString::from("-c"), OsString::from("a.c")], &o, &Fake { has_plugin: true }).unwrap();
         // The env var reaches the plugin inside lld too, where -mllvm cannot.
         let env = a.env.iter().find(|(k, _)| *k == plugin_env::OPTIONS).expect("COPIERGEN_OPTIONS");
         assert!(env.1.to_str().unwrap().ends_with("-copiergen-threshold=1"), "{env:?}");
         assert!(a.args.ends_with(&["-Xclang", "-mllvm", "-Xclang", "-copiergen-threshold=1"].map(OsString::from)));
         assert!(env.1.to_str().unwrap().starts_with("-copiergen-link-runtime "), "{env:?}");
         // A link of objects compiles nothing and loads no plugin.
-        let a = additions(&[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();
+        let a = additions(Lang::C, &[OsString::from("a.o")], &o, &Fake { has_plugin: true }).unwrap();
         assert!(!a.args.contains(&OsString::from("-mllvm")) && a.env.is_empty() && !a.loads_plugin, "{a:?}");
         // An LTO link loads it into lld: options through the environment only.
-        let a = additions(&["-flto", "a.o"].map(OsString::from), &o, &Fake { has_plugin: true }).unwrap();
+        let a = additions(Lang::C, &["-flto", "a.o"].map(OsString::from), &o, &Fake { has_plugin: true }).unwrap();
         assert!(!a.args.contains(&OsString::from("-mllvm")) && a.env.len() == 1 && a.loads_plugin, "{a:?}");
     }
 
@@ -650,7 +699,7 @@ mod tests {
         let all = CopierOpts { threshold: Some(1), remarks: true, sanitize: true, ..d() };
         let run = |line: &str| {
             let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
-            additions(&args, &all, &Fake { has_plugin: true }).unwrap()
+            additions(Lang::C, &args, &all, &Fake { has_plugin: true }).unwrap()
         };
         // Only assembled, preprocessed or checked: no plugin, nothing for it.
         for line in ["-c a.S", "-c a.s -o a.o", "-c a.sx", "-c -x assembler-with-cpp a.asm", "-c -x assembler a.txt",
@@ -675,7 +724,7 @@ mod tests {
         }
         // --copier-no-rewrite loads no plugin anywhere.
         let o = CopierOpts { no_rewrite: true, ..all.clone() };
-        let a = additions(&["-c", "a.c"].map(OsString::from), &o, &Fake { has_plugin: true }).unwrap();
+        let a = additions(Lang::C, &["-c", "a.c"].map(OsString::from), &o, &Fake { has_plugin: true }).unwrap();
         assert!(!a.loads_plugin && a.env.is_empty() && !a.args.iter().any(|x| x == "-mllvm" || x == "-Rpass=copiergen"), "{a:?}");
     }
 }

@@ -526,6 +526,37 @@ uint64_t cg_length_max(CgFunctionCtx *Ctx, LLVMValueRef CLen,
   return Max.getLimitedValue();
 }
 
+/// The most bytes the copy call Call (dst, src, len, ...) can move without
+/// undefined behaviour: the smaller of what is left, from the pointers it
+/// is given, of its destination's and its source's objects (getObjectSize:
+/// allocas, globals with a definitive initializer, allocation calls of
+/// constant size, through constant offsets; the largest object where a
+/// select or phi picks one; the whole object at an offset it cannot
+/// evaluate); UINT64_MAX when neither is known.
+uint64_t cg_copy_object_max(CgFunctionCtx *Ctx, LLVMValueRef CCall) {
+  auto *CB = dyn_cast<CallBase>(unwrap(CCall));
+  if (!CB || CB->arg_size() < 2)
+    return UINT64_MAX;
+  const DataLayout &DL = CB->getModule()->getDataLayout();
+  ObjectSizeOpts Opts;
+  Opts.EvalMode = ObjectSizeOpts::Mode::Max;
+  Opts.NullIsUnknownSize = true;
+  uint64_t Best = UINT64_MAX;
+  for (unsigned I = 0; I < 2; ++I) {
+    Value *P = CB->getArgOperand(I);
+    uint64_t Size;
+    if (!P->getType()->isPointerTy())
+      continue;
+    // A pointer at an unknown offset into an object of Size bytes has at
+    // most Size of them left.
+    if ((getObjectSize(P, Size, DL, &Ctx->TLI, Opts) ||
+         getObjectSize(getUnderlyingObject(P), Size, DL, &Ctx->TLI, Opts)) &&
+        Size < Best)
+      Best = Size;
+  }
+  return Best;
+}
+
 /// Whether To may run after From on some path of the function (LLVM's
 /// isPotentiallyReachable, with the dominator tree and loop info: a false
 /// answer is a proof).

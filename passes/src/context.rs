@@ -373,6 +373,17 @@ impl FunctionAnalyses<'_> {
         unsafe { ffi::cg_length_max(self.ctx, len, at) }
     }
 
+    /// The most bytes the copy call `call` (destination, source, length
+    /// operands first) can move without undefined behaviour: the smaller
+    /// of what is left of its destination's and its source's objects from
+    /// the pointers it is given (LLVM's `getObjectSize`: allocas, globals
+    /// with a definitive initializer, allocation calls of constant size);
+    /// `u64::MAX` when neither object's size is known.
+    pub fn copy_object_max(&self, call: LLVMValueRef) -> u64 {
+        // SAFETY: `call` is a call instruction of the analysed function.
+        unsafe { ffi::cg_copy_object_max(self.ctx, call) }
+    }
+
     /// Loop nesting depth of `bb` (0 outside natural loops).
     pub fn loop_depth(&self, bb: LLVMBasicBlockRef) -> u32 {
         // SAFETY: `bb` is a block of the analysed function.

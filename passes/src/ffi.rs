@@ -212,6 +212,7 @@ unsafe extern "C" {
     pub fn cg_dispatch_call(call: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef) -> bool;
     pub fn cg_may_reach(ctx: *mut CgFunctionCtx, from: LLVMValueRef, to: LLVMValueRef) -> bool;
     pub fn cg_length_max(ctx: *mut CgFunctionCtx, len: LLVMValueRef, at: LLVMValueRef) -> u64;
+    pub fn cg_copy_object_max(ctx: *mut CgFunctionCtx, call: LLVMValueRef) -> u64;
     pub fn cg_split_if_then_else(cond: LLVMValueRef, before: LLVMValueRef, then_term: *mut LLVMValueRef, else_term: *mut LLVMValueRef);
     pub fn cg_make_unconditional(br: LLVMValueRef, succ: u32);
     pub fn cg_promote_allocas(ctx: *mut CgFunctionCtx, allocas: *mut LLVMValueRef, count: usize) -> usize;

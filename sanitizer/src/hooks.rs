@@ -97,9 +97,10 @@ fn on_sync(addr: usize, len: usize) {
 pub const READY_WINDOW: usize = 256;
 
 /// Longest window of a walk: a request within [`WALK_GAP`] bytes after the
-/// end of this thread's previous window gets twice the previous window's
+/// end of this thread's previous syncing window gets twice that window's
 /// length, up to this; any other request starts again at
-/// [`READY_WINDOW`]. A front-to-back parse of a pending copy then asks
+/// [`READY_WINDOW`]. Requests that sync nothing (inside bytes already
+/// complete) neither grow nor end a walk. A front-to-back parse of a pending copy then asks
 /// once per 4 KiB instead of once per 256 bytes. A function of the
 /// thread's requests, so reports stay deterministic.
 pub const READY_WINDOW_WALK: usize = 4096;
@@ -151,8 +152,12 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
         let t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
         let max = walk_window(addr);
         let (end, sync_end) = t.ready_window(addr, want, max);
-        // Only a window that synced pending bytes continues a walk.
-        let _ = WALK.try_with(|w| w.set(if sync_end > want { (end, max) } else { (0, 0) }));
+        // Only a window that synced pending bytes continues a walk; a
+        // request that met none (a second window test of the same parse,
+        // at a field start behind the walk) leaves it as it was.
+        if sync_end > want {
+            let _ = WALK.try_with(|w| w.set((end, max)));
+        }
         let done = COMPLETE.try_with(Cell::get).ok().is_some_and(|(a, b, k)| k == SUBMITS.load(Relaxed) && a <= addr && sync_end <= b);
         let ahead = (!done).then(|| (t.ready_window(addr, want, READY_AHEAD).1.max(sync_end), SUBMITS.load(Relaxed)));
         (end, sync_end, ahead)

@@ -42,6 +42,14 @@ fn forbidden(access: Access) -> u8 {
     }
 }
 
+/// True while a copy is pending anywhere ([`LIVE`] is nonzero); while it
+/// is false the whole shadow is clear and no check can report. The first
+/// test of every interceptor's check.
+#[inline(always)]
+pub fn busy() -> bool {
+    LIVE.load(Relaxed) != 0
+}
+
 /// Check `[addr, addr + len)` for `access`. Lock-free unless a byte is
 /// pending. `via` names the intercepted libc function, if any; `recover`
 /// (the `_noabort` entry points) never halts.

@@ -22,6 +22,17 @@ else
   echo "FAILED: bad COPIERGEN_OPTIONS value: expected exactly '$want', got: $err"
   exit 1
 fi
+# A C executable loads the libraries clang's build loads and no more
+# (libcopier's libm/libgcc_s cost every process start-up: +0.2-0.5 ms); the
+# dynamic loader, which the static unwinder names, is mapped in every process.
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux' | sort | tr '\n' ' '; }
+(cd "$d" && "$COPIERGEN" cc -O2 prog.c -o prog.cg && clang-22 -O2 prog.c -o prog.plain)
+if [ "$(needed "$d/prog.cg")" = "$(needed "$d/prog.plain")" ] && "$d/prog.cg"; [ $? = 0 ]; then
+  echo "ok: C executable's shared libraries as clang's: $(needed "$d/prog.cg")"
+else
+  echo "FAILED: C executable needs '$(needed "$d/prog.cg")', clang's build '$(needed "$d/prog.plain")'"
+  exit 1
+fi
 # With -flto the plugin is loaded by the compile job and by lld; the pass
 # runs only at the link, which alone warns (trial finding: twice).
 err=$(cd "$d" && COPIERGEN_OPTIONS=-copiergen-threshold=abc "$COPIERGEN" cc -O2 -flto prog.c -o prog.lto 2>&1 || true)

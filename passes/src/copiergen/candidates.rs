@@ -72,6 +72,9 @@ pub enum SkipReason {
     /// A variable length whose value range stays below the threshold
     /// (largest value in bytes, threshold).
     BoundedBelowThreshold(u64, u64),
+    /// A variable length that what is left of the destination's or the
+    /// source's object bounds below the threshold (object bytes, threshold).
+    ObjectBelowThreshold(u64, u64),
     /// The size profile (`-fprofile-use`) has most calls of a
     /// variable-length copy below the threshold.
     ProfiledBelowThreshold {
@@ -172,6 +175,9 @@ impl SkipReason {
             SkipReason::BoundedBelowThreshold(max, t) => format!(
                 "its length is at most {max} bytes (value range: known bits, conditions, trip counts), below the threshold ({t} bytes, -copiergen-threshold)"
             ),
+            SkipReason::ObjectBelowThreshold(max, t) => format!(
+                "it moves at most {max} bytes (what is left of its destination's or its source's object), below the threshold ({t} bytes, -copiergen-threshold)"
+            ),
             SkipReason::ProfiledBelowThreshold { calls, short, max, threshold } => {
                 let share = if short == calls { "all".to_owned() } else { format!("{short}") };
                 format!(
@@ -236,7 +242,7 @@ impl SkipReason {
     /// Remark name for `-fsave-optimization-record`.
     pub fn remark_name(&self) -> &'static str {
         match self {
-            SkipReason::BelowThreshold(..) | SkipReason::BoundedBelowThreshold(..) => "BelowThreshold",
+            SkipReason::BelowThreshold(..) | SkipReason::BoundedBelowThreshold(..) | SkipReason::ObjectBelowThreshold(..) => "BelowThreshold",
             SkipReason::ProfiledBelowThreshold { .. } => "ProfiledBelowThreshold",
             SkipReason::Volatile => "Volatile",
             SkipReason::AddressSpace(_) => "AddressSpace",

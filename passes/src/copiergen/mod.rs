@@ -350,6 +350,10 @@ fn run_on_function(
                 if max < cfg.threshold {
                     return Err(SkipReason::BoundedBelowThreshold(max, cfg.threshold));
                 }
+                let object = fa.copy_object_max(c.call);
+                if object < cfg.threshold {
+                    return Err(SkipReason::ObjectBelowThreshold(object, cfg.threshold));
+                }
                 if let Some(size_profile::Verdict::Short { calls, short, max }) =
                     size_profile::verdict(c.call, cfg.threshold)
                 {
@@ -576,6 +580,7 @@ fn select_guarded(
             .filter(|c| {
                 c.const_len.is_some()
                     || (fa.length_max(c.len, c.call) >= cfg.threshold
+                        && fa.copy_object_max(c.call) >= cfg.threshold
                         && !matches!(size_profile::verdict(c.call, cfg.threshold), Some(size_profile::Verdict::Short { .. })))
             })
             .collect();

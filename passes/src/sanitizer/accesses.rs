@@ -29,7 +29,8 @@ pub(super) struct Access {
 }
 
 /// Appends the accesses `inst` makes to `out` (loads from constant
-/// globals excluded: never a copy's destination); `memcpy_ids` and
+/// globals excluded: never a copy's destination; the two reads of a
+/// comparison [`super::libcalls::inline_compare`] checks inline); `memcpy_ids` and
 /// `memset_ids` are the intrinsic ids of the memory intrinsics checked.
 pub(super) fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[u32], memset_ids: &[u32], out: &mut Vec<Access>) {
     let op = ir::opcode(inst);
@@ -46,9 +47,7 @@ pub(super) fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[
     match op {
         LLVMOpcode::LLVMLoad => {
             let ptr = ir::operand(inst, 0);
-            // SAFETY: ptr is a live value.
-            let constant_global = unsafe { !c::LLVMIsAGlobalVariable(ptr).is_null() && c::LLVMIsGlobalConstant(ptr) != 0 };
-            if !constant_global {
+            if !is_constant_global(ptr) {
                 sized(ptr, ir::type_of(inst), false, out);
             }
         }
@@ -59,6 +58,14 @@ pub(super) fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[
         LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr => {
             call_site_args(cx, inst, out);
             if op != LLVMOpcode::LLVMCall {
+                return;
+            }
+            if let Some((a, b, n)) = super::libcalls::inline_compare(inst) {
+                for ptr in [a, b] {
+                    if !is_constant_global(ptr) {
+                        out.push(Access { inst, ptr, write: false, size: Some(n), len: None, align: 1, site: Site::Fixed(std::ptr::null_mut()), run: 0 });
+                    }
+                }
                 return;
             }
             let Some(callee) = ir::called_function(inst) else { return };
@@ -83,6 +90,12 @@ pub(super) fn collect(cx: &ModuleContext<'_>, inst: LLVMValueRef, memcpy_ids: &[
         }
         _ => {}
     }
+}
+
+/// True if `ptr` is a constant global (never a copy's destination).
+fn is_constant_global(ptr: LLVMValueRef) -> bool {
+    // SAFETY: ptr is a live value.
+    unsafe { !c::LLVMIsAGlobalVariable(ptr).is_null() && c::LLVMIsGlobalConstant(ptr) != 0 }
 }
 
 /// The accesses a call instruction makes itself, through arguments passed in

@@ -64,18 +64,18 @@ pub(super) fn live_word(m: LLVMModuleRef, i64: LLVMTypeRef) -> Option<LLVMValueR
     }
 }
 
-/// Shadow bits (a power of two) the fast path loads for an access.
+/// Longest access (bytes) the fast path tests inline; longer ones and
+/// memory intrinsics call the runtime behind the count test.
+pub(super) const INLINE_MAX: u64 = 16;
+
+/// Shadow bits (a power of two, at most 64) the fast path loads for an
+/// access of `size` bytes (`1..=`[`INLINE_MAX`]) at alignment `align`:
+/// every shadow byte from the first byte's to the last one's.
 fn shadow_width_bits(size: u64, align: u32) -> u32 {
-    if align >= 4 && size >= 4 {
-        // 4-aligned: exactly size/4 shadow bytes.
-        return (size / 4 * 8) as u32;
-    }
-    match size {
-        1 => 8,
-        2 | 4 => 16,
-        8 => 32,
-        _ => 64,
-    }
+    // The first byte's offset inside its 4-byte shadow group, at most.
+    let head = if align >= 4 { 0 } else { 3 };
+    let bytes = ((head + size - 1) >> SHADOW_SCALE) + 1;
+    (bytes.next_power_of_two() * 8) as u32
 }
 
 /// Emits the check of `a`; `runs` holds the [`LIVE`] load of each run of
@@ -93,9 +93,8 @@ pub(super) fn emit_check(b: &ir::Builder, k: &Checks, a: &Access, runs: &mut Has
     let busy = when_busy(b, k, a.inst, loc, n);
     b.position_before_at(busy, loc);
     let addr = b.ptr_to_int(a.ptr, k.i64);
-    let slot = a.size.and_then(|s| [1u64, 2, 4, 8, 16].iter().position(|&x| x == s));
-    let Some(i) = slot else {
-        // Memory intrinsics and odd sizes: the runtime does the shadow test.
+    let Some(size) = a.size.filter(|s| (1..=INLINE_MAX).contains(s)) else {
+        // Memory intrinsics and long accesses: the runtime does the shadow test.
         let len = match (a.size, a.len) {
             (Some(s), _) => b.const_int(k.i64, s),
             (None, Some(l)) => b.int_cast(l, k.i64),
@@ -106,7 +105,12 @@ pub(super) fn emit_check(b: &ir::Builder, k: &Checks, a: &Access, runs: &mut Has
         no_merge(b.call(ty, f, &[addr, len]));
         return;
     };
-    let size = a.size.unwrap_or(1);
+    // The cold call: the sized entry point, or `N` with the size (odd sizes:
+    // an inlined `memcmp` of 15 bytes).
+    let (f, ty, args) = match [1u64, 2, 4, 8, 16].iter().position(|&x| x == size) {
+        Some(i) => (k.sized[w][i].0, k.sized[w][i].1, vec![addr]),
+        None => (k.n[w].0, k.n[w].1, vec![addr, b.const_int(k.i64, size)]),
+    };
     let bits = shadow_width_bits(size, a.align);
     // The shadow address is in the runtime's mapped shadow for every
     // application address.
@@ -123,13 +127,12 @@ pub(super) fn emit_check(b: &ir::Builder, k: &Checks, a: &Access, runs: &mut Has
     };
     let cond = b.icmp(LLVMIntPredicate::LLVMIntNE, v, b.const_int(wty, 0));
     let term = split_if_then(cond, busy, true);
-    let (f, ty) = k.sized[w][i];
     match &a.site {
         // term is the new block's terminator; the call takes the site's
         // debug location so the report names its line.
         Site::Fixed(loc) => {
             b.position_before_at(term, *loc);
-            no_merge(b.call(ty, f, &[addr]));
+            no_merge(b.call(ty, f, &args));
         }
         // The cold block ends in `br cont`; it is replaced by a switch on
         // the site phi (defined at the top of a block that dominates the
@@ -143,7 +146,7 @@ pub(super) fn emit_check(b: &ir::Builder, k: &Checks, a: &Access, runs: &mut Has
             for &loc in locs {
                 let bb = ir::append_block(func, c"copier_san.report");
                 b.position_at_end(bb, loc);
-                no_merge(b.call(ty, f, &[addr]));
+                no_merge(b.call(ty, f, &args));
                 b.br(cont);
                 targets.push(bb);
             }
@@ -195,7 +198,7 @@ mod tests {
 
     #[test]
     fn shadow_width_covers_every_shadow_byte() {
-        for size in [1u64, 2, 4, 8, 16] {
+        for size in 1..=INLINE_MAX {
             for align in [1u32, 2, 4, 8, 16] {
                 let bits = shadow_width_bits(size, align);
                 for addr in 0u64..64 {
@@ -205,6 +208,7 @@ mod tests {
                     let first = addr >> SHADOW_SCALE;
                     let last = (addr + size - 1) >> SHADOW_SCALE;
                     assert!(last - first < u64::from(bits / 8), "size {size} align {align} addr {addr}");
+                    assert!(bits <= 64);
                 }
             }
         }

@@ -10,7 +10,7 @@
 //! pending). The pass runs after CopierGen, so it checks CopierGen's own
 //! output: an access CopierGen failed to guard with a `csync` is reported.
 //!
-//! # Code per access (sizes 1, 2, 4, 8, 16)
+//! # Code per access (1 to 16 bytes)
 //! ```text
 //!   %live   = load atomic i64, ptr @__copier_san_live unordered ; once per run
 //!   %busy   = icmp ne i64 %live, 0                ; of a block's accesses
@@ -22,6 +22,8 @@
 //! check:
 //!   call void @__copier_san_load4(i64 addr)       ; exact check, reports
 //! ```
+//! (The check call of a size other than 1, 2, 4, 8 and 16 is
+//! `__copier_san_loadN(addr, size)`.)
 //! While no copy is pending anywhere (`__copier_san_live`, the runtime's
 //! count, is 0; the shadow is then all clear) an access costs one compare
 //! and branch on a register: the count is loaded once per run of accesses
@@ -32,9 +34,9 @@
 //! covers every shadow byte of the access: exactly `size/4` bytes when the
 //! access is 4-aligned, otherwise a power of two that reaches past the
 //! last one (a neighbour's pending byte then costs a call, never a report:
-//! the runtime checks the exact bytes). Other sizes and memory intrinsics
-//! call `__copier_san_{load,store}N(addr, size)` behind the same count
-//! test; its first step is the shadow test.
+//! the runtime checks the exact bytes). Longer accesses and memory
+//! intrinsics call `__copier_san_{load,store}N(addr, size)` behind the
+//! same count test; its first step is the shadow test.
 //!
 //! # Accesses not checked
 //! As ASan's stack-safety and same-address optimizations: accesses to a
@@ -61,7 +63,10 @@
 //! # Library calls and `csync_ready_end`
 //! Calls to external functions that take a pointer are marked `nobuiltin`
 //! (CodeGen would otherwise expand `memcmp`/`bcmp` into unchecked loads;
-//! the interceptor sees the call instead). Calls to `csync_ready_end` go to
+//! the interceptor sees the call instead), except `memcmp`/`bcmp` of a
+//! constant length up to 16 bytes: both reads are checked before the call
+//! as loads of that size, and CodeGen expands it as in the plain build
+//! ([`libcalls::inline_compare`]). Calls to `csync_ready_end` go to
 //! `__copier_san_ready_end`, which returns a wider window than libcopier's
 //! exact `addr + n` under the sanitizer, decided by program events only.
 //! Check calls are `nomerge` and carry a source line (see [`sites::Site`]).

@@ -112,12 +112,13 @@ macro_rules! real {
     }};
 }
 
-/// Check that an intercepted function may read `[p, p+n)`.
+/// Check that an intercepted function may read `[p, p+n)`. While nothing
+/// is pending ([`crate::report::busy`]) this is one load and one branch.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! check_read {
     ($name:expr, $p:expr, $n:expr) => {
-        if !$crate::thread::in_runtime() && $crate::flags::get().intercept_libc {
+        if $crate::report::busy() && !$crate::thread::in_runtime() && $crate::flags::get().intercept_libc {
             $crate::report::check($p as usize, $n as usize, $crate::errors::Access::Read, Some($name), false)
         }
     };
@@ -128,7 +129,7 @@ macro_rules! check_read {
 #[doc(hidden)]
 macro_rules! check_write {
     ($name:expr, $p:expr, $n:expr) => {
-        if !$crate::thread::in_runtime() && $crate::flags::get().intercept_libc {
+        if $crate::report::busy() && !$crate::thread::in_runtime() && $crate::flags::get().intercept_libc {
             $crate::report::check($p as usize, $n as usize, $crate::errors::Access::Write, Some($name), false)
         }
     };
@@ -150,7 +151,7 @@ macro_rules! check_free {
 /// `name` is a NUL-terminated string with static lifetime.
 #[no_mangle]
 pub unsafe extern "C" fn __copier_san_intercept_check(p: *const c_void, n: usize, is_write: i32, name: *const c_char) {
-    if crate::thread::in_runtime() || !crate::flags::get().intercept_libc {
+    if !crate::report::busy() || crate::thread::in_runtime() || !crate::flags::get().intercept_libc {
         return;
     }
     // SAFETY: the caller passes a static NUL-terminated literal.
