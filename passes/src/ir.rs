@@ -184,6 +184,13 @@ pub fn section(global: LLVMValueRef) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// Sets the section of a global value.
+pub fn set_section(global: LLVMValueRef, section: &CStr) {
+    // SAFETY: handle invariant; `global` is a global value; the name is
+    // NUL-terminated (LLVM copies it).
+    unsafe { c::LLVMSetSection(global, section.as_ptr()) }
+}
+
 /// Whether a function is a declaration (no body).
 pub fn is_declaration(function: LLVMValueRef) -> bool {
     // SAFETY: handle invariant.

@@ -12,6 +12,7 @@
 //! and a jump.
 
 use super::emit::Runtime;
+use super::section;
 use crate::context;
 use crate::ir;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
@@ -29,9 +30,11 @@ pub fn clone_body(function: LLVMValueRef) -> Option<LLVMValueRef> {
 }
 
 /// Makes the instrumented `function` run `clone` when nothing is pending at
-/// its entry.
+/// its entry, and moves `clone` out of the original functions' way
+/// ([`section::place_added`]).
 pub fn insert(function: LLVMValueRef, clone: LLVMValueRef, rt: &Runtime) {
     context::insert_dispatch(function, clone, rt.pending_word(), ir::entry_insertion_point(function));
+    section::place_added(clone);
 }
 
 /// Makes every direct call of a function in `clones` (function, its

@@ -139,6 +139,12 @@ impl Runtime {
         true
     }
 
+    /// Whether an -flto compile recorded a conflict in `module`
+    /// ([`Runtime::record_conflict`]).
+    pub fn has_recorded_conflict(module: LLVMModuleRef) -> bool {
+        recorded_conflict(module).is_some()
+    }
+
     /// Declares (or finds) the entry points in `module`.
     ///
     /// # Errors
@@ -585,6 +591,7 @@ pub fn apply(
             rt.csync_ready_end.f,
             PRESERVE_ALL_CALL_CONV,
         );
+        super::section::place_added(f);
         em.miss_fn = (f, PRESERVE_ALL_CALL_CONV);
     }
 

@@ -28,6 +28,7 @@ pub mod emit;
 pub mod options;
 pub mod placement;
 pub mod remarks;
+pub mod section;
 pub mod signals;
 pub mod size_profile;
 
@@ -154,8 +155,12 @@ impl ModulePass for CopierGen {
             emit::Runtime::rename_local_namesakes(cx.raw());
         }
         // Checked once per module with copies, before any analysis: one
-        // warning, and every copy gets the same remark.
-        if let Some((name, expected)) = emit::Runtime::conflict(cx.raw()).filter(|_| module_has_copies(cx)) {
+        // warning, and every copy gets the same remark. A conflict an -flto
+        // compile recorded warns without copies too, as `copiergen cc` does
+        // at an -flto link of that module's object.
+        if let Some((name, expected)) = emit::Runtime::conflict(cx.raw())
+            .filter(|_| emit::Runtime::has_recorded_conflict(cx.raw()) || module_has_copies(cx))
+        {
             cx.diagnose(
                 None,
                 Severity::Warning,
