@@ -3,9 +3,10 @@
  *
  * Same C entry points as runtime/include/copier.h (amemcpy, amemmove,
  * amemcpy_lazy, copier_drop, csync, csync_all, csync_ready_end), but a
- * copy is NOT performed when it is submitted: it waits in a FIFO until a sync needs it. csync(addr, n)
- * performs, in submission order, every pending copy up to the last one whose
- * destination or source overlaps [addr, addr + n). So a program rewritten by
+ * copy is NOT performed when it is submitted: it waits in a FIFO until a
+ * sync needs it. csync(addr, n) performs, in submission order, every
+ * pending copy up to the last one whose destination or source overlaps
+ * [addr, addr + n). So a program rewritten by
  * CopierGen prints the same output as its plain build only if every access
  * that needs a copy's bytes is preceded by a sync covering it: a missing sync
  * reads the old destination bytes, or lets a later write of the source leak

@@ -152,16 +152,20 @@ pub fn choose(module: LLVMModuleRef, fa: &FunctionAnalyses<'_>, copies: &[Pendin
     for (c, points) in chosen {
         lp.lazy[c] = true;
         if fa.remarks_enabled() {
-            let ends = if points.is_empty() { "no end of its destination".to_owned() } else { format!("{} end(s) of its destination", points.len()) };
+            let ends = match points.len() {
+                1 => "1 point".to_owned(),
+                n => format!("{n} points"),
+            };
             fa.remark(
                 RemarkKind::Passed,
                 "LazyCopy",
                 Some(copies[c].call.call),
                 &[
+                    ("String", "copy submitted with ".to_owned()),
                     ("Replacement", symbols::AMEMCPY_LAZY.to_owned()),
-                    ("String", " submits it: its destination only reaches calls that read it from the source (the write/send family) and then ".to_owned()),
+                    ("String", ": its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at ".to_owned()),
                     ("Ends", ends),
-                    ("String", format!(", where {} drops it unexecuted", symbols::DROP)),
+                    ("String", format!(" (a free, the end of its frame), where {} drops the copy unexecuted", symbols::DROP)),
                 ],
             );
         }

@@ -12,6 +12,7 @@
 //! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
+//! | passed | `LazyCopy`       | the copy          | `copy submitted with amemcpy_lazy: its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at 1 point (a free, the end of its frame), where copier_drop drops the copy unexecuted` (`lazy_copies`) |
 //! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
 //! | missed | `ConservativeSync` | the guarded inst. | `could not prove that call to 'f' at ... leaves memcpy at ... alone (the callee may read the destination); synchronizing the whole copy` |
 
