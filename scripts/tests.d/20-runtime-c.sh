@@ -122,13 +122,18 @@ if [[ "$line" =~ absorbed_syscall_bytes=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -g
 # lazy copies after absorption, copier_drop: memcpy's bytes for every
 # reader; "strict" (spawn=0) also checks that a discarded copy never ran,
 # and its stats line counts the deferred and the dropped copies
+# (defer_absorbed=1 makes the written copies lazy; by default they are not)
 for opts in "spawn=0" "absorb=0:spawn=0" "spawn=0:segment_size=64k"; do
+  opts="defer_absorbed=1:$opts"
   if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/lazy_drop" strict 2>&1); then ok "lazy_drop strict [$opts]: $r"; else ko "lazy_drop strict [$opts]: $r"; fi
 done
 for opts in "" "service=0" "queue_depth=2" "lazy_window_us=0" "segment_size=64k:exec_batch=1" "threshold=0"; do
-  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/lazy_drop" 2>&1); then ok "lazy_drop [$opts]: $r"; else ko "lazy_drop [$opts]: $r"; fi
+  for defer in 1 0; do
+    o="defer_absorbed=$defer${opts:+:$opts}"
+    if r=$(COPIER_OPTIONS="$o" timeout 60 "$out/lazy_drop" 2>&1); then ok "lazy_drop [$o]: $r"; else ko "lazy_drop [$o]: $r"; fi
+  done
 done
-line=$(COPIER_STATS=1 COPIER_OPTIONS=spawn=0 "$out/lazy_drop" strict 2>&1 >/dev/null | tail -n1)
+line=$(COPIER_STATS=1 COPIER_OPTIONS=defer_absorbed=1:spawn=0 "$out/lazy_drop" strict 2>&1 >/dev/null | tail -n1)
 if [[ "$line" =~ lazy_dropped=([0-9]+)\ lazy_deferred=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 20 ] && [ "${BASH_REMATCH[2]}" -ge 20 ]; then ok "lazy_drop counts lazy_dropped, lazy_deferred: $line"; else ko "lazy_drop stats: '$line'"; fi
 
 # csync_ready_end's window stops at pending copies, also for n == 0

@@ -27,7 +27,8 @@ pub struct Counters {
     /// discarded (`copier_drop`) first.
     pub lazy_dropped: AtomicU64,
     /// Copies made lazy because a `copier_write`-style call handed their
-    /// whole destination to the kernel (`Tracker::defer_writers`).
+    /// whole destination to the kernel (`Tracker::defer_writers`, option
+    /// `defer_absorbed`).
     pub lazy_deferred: AtomicU64,
     /// `csync`-family calls that had to wait, and the ns spent in them.
     /// Own line: written by waiting threads, while retirers (the service)

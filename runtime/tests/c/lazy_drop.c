@@ -1,11 +1,12 @@
-/* Lazy copies after absorption into write, and copier_drop: a copy whose
- * whole destination went to the kernel (copier_write) becomes lazy; it
- * runs when the destination is read (csync), is dropped when a later copy
- * overwrites the destination or when copier_drop discards it, and is
- * never dropped while a later copy still reads its bytes or while it
- * waits for an earlier writer. The bytes every reader (the pipe, csync, a
- * dependent copy, a fork child) sees are memcpy's.
- * "strict" (run it under COPIER_OPTIONS=spawn=0, where a copy runs only
+/* Lazy copies after absorption into write, and copier_drop: under
+ * COPIER_OPTIONS=defer_absorbed=1 a copy whose whole destination went to
+ * the kernel (copier_write) becomes lazy; it runs when the destination is
+ * read (csync), is dropped when a later copy overwrites the destination or
+ * when copier_drop discards it, and is never dropped while a later copy
+ * still reads its bytes or while it waits for an earlier writer. The bytes
+ * every reader (the pipe, csync, a dependent copy, a fork child) sees are
+ * memcpy's, with or without defer_absorbed.
+ * "strict" (run it under defer_absorbed=1:spawn=0, where a copy runs only
  * when a wait executes it) also checks that a discarded copy never wrote
  * its destination. Exit 0 on success. */
 #define _GNU_SOURCE

@@ -5,7 +5,8 @@
 //! # Deferring
 //! Once the kernel has read a buffer from the pending copies' sources
 //! (`copier_write` and kin), the copies that write it are needed only by a
-//! later reader of the destination. [`Tracker::defer_writers`] makes every
+//! later reader of the destination. With `defer_absorbed=1`,
+//! [`Tracker::defer_writers`] makes every
 //! pending copy whose whole destination lies in the buffer lazy: it then
 //! runs only when a `csync` or a dependent copy needs it, or after
 //! `lazy_window_us`, and may be dropped (ingest's lazy drop, or
