@@ -176,7 +176,8 @@ void csync(const void *addr, size_t n);
 // Discard `[addr, addr + n)`: the caller will not read these bytes again
 // before writing them (it is about to `free` the buffer, or the buffer's
 // lifetime ends). Pending lazy copies ([`COPIER_LAZY`], or made lazy when
-// [`copier_write`] and kin handed their destination to the kernel) that
+// [`copier_write`] and kin handed their destination to the kernel, option
+// `defer_absorbed`) that
 // write only bytes of the range, and whose bytes no later copy reads, are
 // dropped unexecuted (`lazy_dropped` in `COPIER_STATS`); then it returns
 // as [`csync`] does, once no earlier copy writes or reads a byte of the
