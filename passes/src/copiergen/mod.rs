@@ -465,6 +465,7 @@ fn run_on_function(
         }
     };
 
+    let lazy = if options::LAZY.bool() { lazy_copies::choose(cx.raw(), &fa, &copies, &plan) } else { lazy_copies::LazyPlan::default() };
     // Remarks before the IR changes: they point at the original calls.
     if remarks {
         for (i, c) in copies.iter().enumerate() {
@@ -478,13 +479,12 @@ fn run_on_function(
             }
         }
         for point in &plan.points {
-            remarks::sync_point(&fa, &copies, &plan, point, cfg.window);
+            remarks::sync_point(&fa, &copies, &plan, point, cfg.window, &lazy.drops);
         }
         if is_guarded {
             remarks::guarded(&fa, f);
         }
     }
-    let lazy = if options::LAZY.bool() { lazy_copies::choose(cx.raw(), &fa, &copies, &plan) } else { lazy_copies::LazyPlan::default() };
     emit::apply(cx.raw(), &fa, rt, &copies, &plan, &lazy, cfg.window, cfg.unguarded_loops as usize, cfg.threshold);
     true
 }
