@@ -173,6 +173,20 @@ void *amemcpy_handler(void *dst, const void *src, size_t n, copier_handler_fn fn
 // copy another thread submitted is that thread's to csync.
 void csync(const void *addr, size_t n);
 
+// Discard `[addr, addr + n)`: the caller will not read these bytes again
+// before writing them (it is about to `free` the buffer, or the buffer's
+// lifetime ends). Pending lazy copies ([`COPIER_LAZY`], or made lazy when
+// [`copier_write`] and kin handed their destination to the kernel, option
+// `defer_absorbed`) that
+// write only bytes of the range, and whose bytes no later copy reads, are
+// dropped unexecuted (`lazy_dropped` in `COPIER_STATS`); then it returns
+// as [`csync`] does, once no earlier copy writes or reads a byte of the
+// range, so the range may be freed or reused. Reading the range after
+// `copier_drop` gives unspecified bytes. CopierGen emits it before a
+// `free` of, or at the end of the lifetime of, the destination of a copy
+// it submitted lazy. `copier_drop(p, 0)` returns at once.
+void copier_drop(const void *addr, size_t n);
+
 // Return when every copy submitted before the call (by any thread) has
 // completed and its completion handler has run. Inside a completion
 // handler, handlers already running (including the caller) are not waited

@@ -206,6 +206,23 @@ pub extern "C" fn csync(addr: *const c_void, n: usize) {
     backend::csync(addr as usize, n);
 }
 
+/// Discard `[addr, addr + n)`: the caller will not read these bytes again
+/// before writing them (it is about to `free` the buffer, or the buffer's
+/// lifetime ends). Pending lazy copies ([`COPIER_LAZY`], or made lazy when
+/// [`copier_write`] and kin handed their destination to the kernel, option
+/// `defer_absorbed`) that
+/// write only bytes of the range, and whose bytes no later copy reads, are
+/// dropped unexecuted (`lazy_dropped` in `COPIER_STATS`); then it returns
+/// as [`csync`] does, once no earlier copy writes or reads a byte of the
+/// range, so the range may be freed or reused. Reading the range after
+/// `copier_drop` gives unspecified bytes. CopierGen emits it before a
+/// `free` of, or at the end of the lifetime of, the destination of a copy
+/// it submitted lazy. `copier_drop(p, 0)` returns at once.
+#[no_mangle]
+pub extern "C" fn copier_drop(addr: *const c_void, n: usize) {
+    backend::discard(addr as usize, n);
+}
+
 /// Return when every copy submitted before the call (by any thread) has
 /// completed and its completion handler has run. Inside a completion
 /// handler, handlers already running (including the caller) are not waited

@@ -17,7 +17,7 @@ fn header_is_fresh() {
         "runtime/include/copier.h is stale; regenerate with: COPIER_BLESS=1 cargo test -p copier --test header"
     );
     let text = String::from_utf8(out).unwrap();
-    for sym in ["amemcpy", "amemmove", "csync", "csync_all", "csync_ready_end", "amemcpy_lazy", "amemcpy_handler", "copier_submit", "copier_wait", "copier_query", "copier_write", "copier_writev", "copier_pwrite", "copier_pwritev", "copier_send", "copier_sendto", "copier_sendmsg", "copier_fwrite"] {
+    for sym in ["amemcpy", "amemmove", "csync", "csync_all", "csync_ready_end", "amemcpy_lazy", "amemcpy_handler", "copier_submit", "copier_wait", "copier_query", "copier_write", "copier_writev", "copier_pwrite", "copier_pwritev", "copier_send", "copier_sendto", "copier_sendmsg", "copier_fwrite", "copier_drop"] {
         assert!(text.contains(&format!(" {sym}(")) || text.contains(&format!("*{sym}(")), "{sym} missing from the header");
     }
 }

@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz absorb_io; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz absorb_io lazy_drop; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -119,6 +119,23 @@ done
 line=$(COPIER_STATS=1 COPIER_OPTIONS=spawn=0 "$out/absorb_io" strict 2>&1 >/dev/null | tail -n1)
 if [[ "$line" =~ absorbed_syscall_bytes=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then ok "absorb_io counts absorbed_syscall_bytes: $line"; else ko "absorb_io absorbed_syscall_bytes: '$line'"; fi
 
+# lazy copies after absorption, copier_drop: memcpy's bytes for every
+# reader; "strict" (spawn=0) also checks that a discarded copy never ran,
+# and its stats line counts the deferred and the dropped copies
+# (defer_absorbed=1 makes the written copies lazy; by default they are not)
+for opts in "spawn=0" "absorb=0:spawn=0" "spawn=0:segment_size=64k"; do
+  opts="defer_absorbed=1:$opts"
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/lazy_drop" strict 2>&1); then ok "lazy_drop strict [$opts]: $r"; else ko "lazy_drop strict [$opts]: $r"; fi
+done
+for opts in "" "service=0" "queue_depth=2" "lazy_window_us=0" "segment_size=64k:exec_batch=1" "threshold=0"; do
+  for defer in 1 0; do
+    o="defer_absorbed=$defer${opts:+:$opts}"
+    if r=$(COPIER_OPTIONS="$o" timeout 60 "$out/lazy_drop" 2>&1); then ok "lazy_drop [$o]: $r"; else ko "lazy_drop [$o]: $r"; fi
+  done
+done
+line=$(COPIER_STATS=1 COPIER_OPTIONS=defer_absorbed=1:spawn=0 "$out/lazy_drop" strict 2>&1 >/dev/null | tail -n1)
+if [[ "$line" =~ lazy_dropped=([0-9]+)\ lazy_deferred=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 20 ] && [ "${BASH_REMATCH[2]}" -ge 20 ]; then ok "lazy_drop counts lazy_dropped, lazy_deferred: $line"; else ko "lazy_drop stats: '$line'"; fi
+
 # csync_ready_end's window stops at pending copies, also for n == 0
 if r=$(COPIER_OPTIONS=spawn=0 timeout 60 "$out/ready_end" 2>&1); then ok "ready_end [spawn=0]: $r"; else ko "ready_end [spawn=0]: $r"; fi
 
@@ -217,7 +234,7 @@ set -e
 if [ "$rc" = 139 ]; then ok "default SIGSEGV action (exit 139)"; else ko "default SIGSEGV action: exit $rc"; fi
 
 # the stats line: exact format, both switches
-re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0$'
+re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ lazy_deferred=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0$'
 for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats=1"; do
   line=$(env $env "$out/stats" 2>&1 >/dev/null | tail -n1)
   if [[ "$line" =~ $re ]]; then
@@ -232,7 +249,7 @@ line=$(COPIER_OPTIONS=spawn=0:stats=1:engine=erms "$out/stats" 2>&1 >/dev/null |
 case $line in *" engine=erms caller=erms backend="*) ok "stats names a forced engine: ${line#*csync_wait_ns=[0-9]* }" ;; *) ko "stats engine=erms: '$line'" ;; esac
 # the stats file: one appended line per process (fork child included),
 # each with its own pid and only its own copies; nothing on stderr
-re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0 pid=[0-9]+$'
+re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ lazy_deferred=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0 pid=[0-9]+$'
 for how in env opt; do
   f="$out/stats-file-$how.txt"
   rm -f "$f"

@@ -106,6 +106,34 @@ for opts in "" "spawn=0" "absorb=0:spawn=0"; do
   echo "30-pass: absorb [$opts]: same bytes as plain clang, absorbed_syscall_bytes=${bytes:-?}"
 done
 
+# Lazy copies chosen by the pass: a copy whose buffer only goes to write
+# or send and is then freed (or leaves the frame) is submitted lazy, the
+# kernel reads its source, and it is dropped at the end: the plain build's
+# bytes, the LazyCopy remark, lazy_dropped > 0 and bytes absorbed; with no
+# service thread (spawn=0) none of those copies ever runs (only the 8
+# copies of the buffer read after its write count in tasks).
+lazy=testsuite/ir/lazy_write_pipe.c
+clang-22 -O2 "$lazy" -o "$work/lazy.plain"
+clang-22 -O2 -g -fpass-plugin="$plugin" -Rpass=copiergen "$lazy" -o "$work/lazy.cg" -L"$lib" -lcopier -Wl,-rpath,"$lib" 2>"$work/lazy.remarks"
+[ "$(grep -c 'copy submitted with amemcpy_lazy' "$work/lazy.remarks")" = 2 ] ||
+  { cat "$work/lazy.remarks"; echo "30-pass: lazy: not 2 LazyCopy remarks" >&2; exit 1; }
+want=$("$work/lazy.plain")
+for opts in "" "spawn=0" "absorb=0:spawn=0" "lazy_window_us=0"; do
+  got=$(COPIER_STATS=1 COPIER_OPTIONS="$opts" "$work/lazy.cg" 2>"$work/lazy.err")
+  [ "$got" = "$want" ] || { echo "30-pass: lazy [$opts]: output differs from plain" >&2; exit 1; }
+  line=$(tail -n1 "$work/lazy.err")
+  [[ "$line" =~ tasks=([0-9]+).*absorbed_syscall_bytes=([0-9]+)\ lazy_dropped=([0-9]+) ]] ||
+    { echo "30-pass: lazy [$opts]: no stats line: $line" >&2; exit 1; }
+  tasks=${BASH_REMATCH[1]} bytes=${BASH_REMATCH[2]} dropped=${BASH_REMATCH[3]}
+  case "$opts" in
+    lazy_window_us=0) ok=1 ;; # (lazy copies may run at once)
+    *spawn=0) [ "$tasks" = 8 ] && [ "$dropped" = 16 ] && [ "$bytes" -gt 0 ] && ok=1 || ok=0 ;;
+    *) [ "$dropped" -gt 0 ] && [ "$bytes" -gt 0 ] && ok=1 || ok=0 ;;
+  esac
+  [ "$ok" = 1 ] || { echo "30-pass: lazy [$opts]: copies ran or nothing dropped: $line" >&2; exit 1; }
+  echo "30-pass: lazy [$opts]: same bytes as plain clang, $line"
+done
+
 cp -r testsuite/hosts/rust_copy "$work/rust_copy"
 (
   cd "$work/rust_copy"

@@ -2,17 +2,18 @@
  * copier_deferred.c - an adversarial stand-in for libcopier, for tests.
  *
  * Same C entry points as runtime/include/copier.h (amemcpy, amemmove,
- * csync, csync_all, csync_ready_end), but a copy is NOT performed when it is
- * submitted: it waits in a FIFO until a sync needs it. csync(addr, n)
- * performs, in submission order, every pending copy up to the last one whose
- * destination or source overlaps [addr, addr + n). So a program rewritten by
+ * amemcpy_lazy, copier_drop, csync, csync_all, csync_ready_end), but a
+ * copy is NOT performed when it is submitted: it waits in a FIFO until a
+ * sync needs it. csync(addr, n) performs, in submission order, every
+ * pending copy up to the last one whose destination or source overlaps
+ * [addr, addr + n). So a program rewritten by
  * CopierGen prints the same output as its plain build only if every access
  * that needs a copy's bytes is preceded by a sync covering it: a missing sync
  * reads the old destination bytes, or lets a later write of the source leak
  * into the copy. free/realloc of a buffer with a pending copy, and copies
  * still pending at exit, abort with a message.
  *
- * COPIER_DEFERRED_STATS=1 prints "copier-deferred: submitted=N ..." to stderr
+ * COPIER_DEFERRED_STATS=1 prints "copier-deferred: submitted=N ... dropped=N" to stderr
  * at exit. COPIER_DEFERRED_WINDOW=exact makes csync_ready_end(addr, n) return
  * exactly addr + n (the sanitizer's contract), so cached windows miss as
  * often as possible. __copier_pending (the pending word compiled code reads
@@ -46,12 +47,13 @@ struct task {
   const char *src;
   size_t n;
   int move;
+  int lazy;
 };
 
 static struct task queue[QUEUE_CAP];
 static size_t head, tail; /* pending tasks are queue[head..tail) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long submitted, executed, syncs, window_calls;
+static unsigned long submitted, executed, syncs, window_calls, dropped;
 static int stats_registered;
 size_t __copier_pending;
 
@@ -103,11 +105,11 @@ static void report(void) {
   if (s && *s == '1')
     fprintf(stderr,
             "copier-deferred: submitted=%lu executed=%lu syncs=%lu "
-            "window_calls=%lu\n",
-            submitted, executed, syncs, window_calls);
+            "window_calls=%lu dropped=%lu\n",
+            submitted, executed, syncs, window_calls, dropped);
 }
 
-static void *submit(void *dst, const void *src, size_t n, int move) {
+static void *submit(void *dst, const void *src, size_t n, int move, int lazy) {
   pthread_mutex_lock(&lock);
   if (!stats_registered) {
     stats_registered = 1;
@@ -117,7 +119,7 @@ static void *submit(void *dst, const void *src, size_t n, int move) {
   if (n) {
     if (tail == QUEUE_CAP)
       run_until(tail - 1);
-    queue[tail++] = (struct task){dst, src, n, move};
+    queue[tail++] = (struct task){dst, src, n, move, lazy};
   }
   publish_pending();
   pthread_mutex_unlock(&lock);
@@ -125,11 +127,11 @@ static void *submit(void *dst, const void *src, size_t n, int move) {
 }
 
 void *amemcpy(void *dst, const void *src, size_t n) {
-  return submit(dst, src, n, 0);
+  return submit(dst, src, n, 0, 0);
 }
 
 void *amemmove(void *dst, const void *src, size_t n) {
-  return submit(dst, src, n, 1);
+  return submit(dst, src, n, 1, 0);
 }
 
 /* CopierGen's per-site entry points: the site (its state stays 0,
@@ -137,12 +139,41 @@ void *amemmove(void *dst, const void *src, size_t n) {
  * ignored. */
 void *__copier_amemcpy_site(void *dst, const void *src, size_t n, void *site) {
   (void)site;
-  return submit(dst, src, n, 0);
+  return submit(dst, src, n, 0, 0);
 }
 
 void *__copier_amemmove_site(void *dst, const void *src, size_t n, void *site) {
   (void)site;
-  return submit(dst, src, n, 1);
+  return submit(dst, src, n, 1, 0);
+}
+
+void *amemcpy_lazy(void *dst, const void *src, size_t n) {
+  return submit(dst, src, n, 0, 1);
+}
+
+/* copier_drop: a pending lazy copy whose destination lies in [addr, addr +
+ * n) and that no later pending copy touches is dropped (never performed:
+ * its destination keeps its old bytes, so a read the program still makes
+ * shows); then as csync. */
+void copier_drop(const void *addr, size_t n) {
+  const char *a = addr;
+  pthread_mutex_lock(&lock);
+  syncs++;
+  for (size_t i = head; i < tail; i++) {
+    struct task *t = &queue[i];
+    if (!t->lazy || !t->n || t->dst < a || t->dst + t->n > a + n)
+      continue;
+    int touched = 0;
+    for (size_t j = i + 1; j < tail; j++)
+      touched |= overlaps(queue[j].src, queue[j].n, t->dst, t->n) ||
+                 overlaps(queue[j].dst, queue[j].n, t->dst, t->n);
+    if (!touched) {
+      t->n = 0;
+      dropped++;
+    }
+  }
+  sync_range(a, n);
+  pthread_mutex_unlock(&lock);
 }
 
 void csync(const void *addr, size_t n) {

@@ -77,6 +77,15 @@ pub mod symbols {
     /// copy writes or reads `[addr, end)`. The pass caches `[addr, end)` in a
     /// loop so later iterations that stay inside it skip the call.
     pub const CSYNC_READY_END: &str = "csync_ready_end";
+    /// `void *amemcpy_lazy(void *dst, const void *src, size_t n)`: a lazy
+    /// copy (runs when a `csync` or a later copy needs it, or after
+    /// `lazy_window_us`).
+    pub const AMEMCPY_LAZY: &str = "amemcpy_lazy";
+    /// `void copier_drop(const void *addr, size_t n)`: `csync`, except that
+    /// pending lazy copies that only write bytes of the range nobody reads
+    /// any more are dropped; the program will not read the range again
+    /// before writing it (a `free`, the end of its lifetime).
+    pub const DROP: &str = "copier_drop";
     /// `size_t __copier_pending`: the pending word, non-zero while a copy may
     /// be pending in any thread of the process (or a checker must see every
     /// sync). A compiled program reads it (one acquire load, a plain `mov` on

@@ -57,6 +57,8 @@ options! {
     absorb: 1, flag;
     /// A lazy copy nobody needs runs after this many microseconds.
     lazy_window_us: 2000, count;
+    /// 1: a copy whose whole destination a copier_write-style call handed to the kernel becomes lazy (runs only when read, dropped when overwritten or discarded). 0: it keeps running in the background, which is faster when the destination is read or waited for afterwards (bench/results/paper-2026-12-01-lazy.txt); copies CopierGen sees die after the write are lazy anyway.
+    defer_absorbed: 0, flag;
     /// Most bytes the service copies for one client before it looks at the others (fairness round; at least 1).
     max_round_bytes: 1 << 20, size;
     /// Microseconds the idle service keeps polling before it parks (NAPI-style; a parked service costs the next submit a futex wake-up).

@@ -1,6 +1,6 @@
 //! Counters behind `COPIER_STATS=1` and `COPIER_STATS_FILE`. The format of
 //! the exit line is part of the interface (issue 2):
-//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N csync_waits=N csync_wait_ns=N
+//! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N lazy_deferred=N csync_waits=N csync_wait_ns=N
 //! engine=E caller=C backend=B device_tasks=N` (E: the engine of asynchronous and synchronous
 //! copies, `engine::Engine::name`; C: what the inline fast path runs,
 //! `engine::caller::CallerCopy::name`); the stats file's lines end with ` pid=N`.
@@ -23,8 +23,13 @@ pub struct Counters {
     /// Bytes a `copier_write`-style call had the kernel read from a pending
     /// copy's source instead of its destination.
     pub absorbed_syscall_bytes: AtomicU64,
-    /// Lazy copies dropped because their destination was overwritten first.
+    /// Lazy copies dropped because their destination was overwritten or
+    /// discarded (`copier_drop`) first.
     pub lazy_dropped: AtomicU64,
+    /// Copies made lazy because a `copier_write`-style call handed their
+    /// whole destination to the kernel (`Tracker::defer_writers`, option
+    /// `defer_absorbed`).
+    pub lazy_deferred: AtomicU64,
     /// `csync`-family calls that had to wait, and the ns spent in them.
     /// Own line: written by waiting threads, while retirers (the service)
     /// write `tasks` and `bytes` every task, so a stream of csynced copies
@@ -51,6 +56,7 @@ pub static COUNTERS: CachePadded<Counters> = CachePadded::new(Counters {
     absorbed_bytes: AtomicU64::new(0),
     absorbed_syscall_bytes: AtomicU64::new(0),
     lazy_dropped: AtomicU64::new(0),
+    lazy_deferred: AtomicU64::new(0),
     csync: CachePadded::new(WaitCounters { waits: AtomicU64::new(0), wait_ns: AtomicU64::new(0) }),
     service_bytes: CachePadded::new(AtomicU64::new(0)),
     helper_bytes: CachePadded::new(AtomicU64::new(0)),
@@ -107,6 +113,8 @@ pub struct Snapshot {
     pub absorbed_syscall_bytes: u64,
     /// See [`Counters::lazy_dropped`].
     pub lazy_dropped: u64,
+    /// See [`Counters::lazy_deferred`].
+    pub lazy_deferred: u64,
     /// See [`WaitCounters::waits`].
     pub csync_waits: u64,
     /// See [`WaitCounters::wait_ns`].
@@ -127,6 +135,7 @@ pub fn snapshot() -> Snapshot {
         absorbed_bytes: c.absorbed_bytes.load(Ordering::Relaxed),
         absorbed_syscall_bytes: c.absorbed_syscall_bytes.load(Ordering::Relaxed),
         lazy_dropped: c.lazy_dropped.load(Ordering::Relaxed),
+        lazy_deferred: c.lazy_deferred.load(Ordering::Relaxed),
         csync_waits: c.csync.waits.load(Ordering::Relaxed),
         csync_wait_ns: c.csync.wait_ns.load(Ordering::Relaxed),
         backend: if KERNEL_BACKEND.load(Ordering::Relaxed) { "kernel" } else { "inprocess" },
@@ -139,13 +148,14 @@ impl Snapshot {
     /// use now.
     pub fn line(&self) -> String {
         format!(
-            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} csync_waits={} csync_wait_ns={} engine={} caller={} backend={} device_tasks={}",
+            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} lazy_deferred={} csync_waits={} csync_wait_ns={} engine={} caller={} backend={} device_tasks={}",
             self.tasks,
             self.bytes,
             self.inline,
             self.absorbed_bytes,
             self.absorbed_syscall_bytes,
             self.lazy_dropped,
+            self.lazy_deferred,
             self.csync_waits,
             self.csync_wait_ns,
             crate::engine::engine_name(),
@@ -191,7 +201,7 @@ pub fn append_text(path: &std::path::Path, text: &str) {
 /// reports its own copies (the lines of a process tree add up).
 pub fn reset() {
     let c = &*COUNTERS;
-    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.absorbed_syscall_bytes, &c.lazy_dropped, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes, &c.device_tasks] {
+    for a in [&c.tasks, &c.bytes, &c.inline, &c.absorbed_bytes, &c.absorbed_syscall_bytes, &c.lazy_dropped, &c.lazy_deferred, &c.csync.waits, &c.csync.wait_ns, &*c.service_bytes, &*c.helper_bytes, &c.device_tasks] {
         a.store(0, Ordering::Relaxed);
     }
     crate::clients::reset_inline_counts();

@@ -537,6 +537,7 @@ pub fn apply(
     rt: Runtime,
     copies: &[PendingCopy],
     plan: &Plan,
+    lazy: &super::lazy_copies::LazyPlan,
     window_enabled: bool,
     max_unguarded: usize,
     threshold: u64,
@@ -678,7 +679,9 @@ pub fn apply(
                 let term = context::split_if_then(wait, point.before, false);
                 em.b.position_before(term);
                 em.b.set_loc_from(point.before);
-                em.b.call(rt.csync.ty, rt.csync.f, &[dst, len]);
+                // (a lazy copy's end of life drops it: copier_drop)
+                let (f, ty) = lazy.sync_entry(point.before, c).unwrap_or((rt.csync.f, rt.csync.ty));
+                em.b.call(ty, f, &[dst, len]);
                 // The copy is complete: an empty range from here on.
                 let null = em.b.null_ptr();
                 let zero = em.b.const_int(size, 0);
@@ -714,8 +717,13 @@ pub fn apply(
             CopyKind::Copy => rt.amemcpy_site,
             CopyKind::Move => rt.amemmove_site,
         };
-        let site = em.site(c.call, function);
-        let new = em.b.call(entry.ty, entry.f, &[c.dst, c.src, len, site]);
+        // (a lazy copy: amemcpy_lazy, no site)
+        let site = lazy.submit_entry(i).is_none().then(|| em.site(c.call, function));
+        let new = match (lazy.submit_entry(i), site) {
+            (Some((f, ty)), _) => em.b.call(ty, f, &[c.dst, c.src, len]),
+            (None, Some(site)) => em.b.call(entry.ty, entry.f, &[c.dst, c.src, len, site]),
+            (None, None) => unreachable!("a site for every eager copy"),
+        };
         if c.form != CopyForm::Intrinsic && ir::has_uses(c.call) {
             // (memcpy, memmove and amemcpy return `dst`; after the split
             // below the call no longer dominates the uses)
@@ -750,13 +758,23 @@ pub fn apply(
                 submit_or_copy(&em.b, slow, new, (c.dst, c.src, len), overlap);
                 em.b.position_before(new);
             }
-            let i32t = em.b.int32_type();
-            let state_ptr = em.b.byte_gep(site, em.b.const_int(size, copier_abi::site::STATE_OFFSET as u64));
-            let state = em.b.load_relaxed(i32t, state_ptr, 4);
-            let inline = em.b.const_int(i32t, copier_abi::site::INLINE as u64);
-            let async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
-            let submit = em.b.or(pending, async_site);
-            submit_or_copy(&em.b, submit, new, (c.dst, c.src, len), overlap);
+            if let Some(site) = site {
+                let i32t = em.b.int32_type();
+                let state_ptr = em.b.byte_gep(site, em.b.const_int(size, copier_abi::site::STATE_OFFSET as u64));
+                let state = em.b.load_relaxed(i32t, state_ptr, 4);
+                let inline = em.b.const_int(i32t, copier_abi::site::INLINE as u64);
+                let async_site = em.b.icmp(LLVMIntPredicate::LLVMIntNE, state, inline);
+                let submit = em.b.or(pending, async_site);
+                submit_or_copy(&em.b, submit, new, (c.dst, c.src, len), overlap);
+            } else if ir::is_instruction(pending) && !ir::has_uses(pending) {
+                // (a lazy copy has no site split: a constant length needs
+                // no pending test either)
+                let word = ir::operand(pending, 0);
+                ir::erase(pending);
+                if ir::is_instruction(word) && !ir::has_uses(word) {
+                    ir::erase(word);
+                }
+            }
         }
         if let Some(&(dst_slot, len_slot)) = em.slots.get(&i) {
             let placed = em.b.position_after(new);

@@ -10,7 +10,9 @@
 //!    `memcpy`, so capture and alias facts describe the program as written),
 //!    a forward dataflow of pending copies decides which instructions need
 //!    a narrow (`csync(ptr, size)`) or whole-copy sync.
-//! 3. [`emit`]: rewrite the copies and insert the syncs; windowed
+//! 3. [`lazy_copies`]: copies whose destination only goes to the
+//!    write/send family and then dies are submitted lazy.
+//! 4. [`emit`]: rewrite the copies and insert the syncs; windowed
 //!    `csync_ready_end` guards in loops; mem2reg on the helper slots.
 //!
 //! Functions of the Copier runtime are never rewritten (brief: names
@@ -25,6 +27,7 @@ pub mod candidates;
 pub mod dispatch;
 pub mod effects;
 pub mod emit;
+pub mod lazy_copies;
 pub mod options;
 pub mod placement;
 pub mod remarks;
@@ -471,6 +474,7 @@ fn run_on_function(
         }
     };
 
+    let lazy = if options::LAZY.bool() { lazy_copies::choose(cx.raw(), &fa, &copies, &plan) } else { lazy_copies::LazyPlan::default() };
     // Remarks before the IR changes: they point at the original calls.
     if remarks {
         for (i, c) in copies.iter().enumerate() {
@@ -484,13 +488,13 @@ fn run_on_function(
             }
         }
         for point in &plan.points {
-            remarks::sync_point(&fa, &copies, &plan, point, cfg.window);
+            remarks::sync_point(&fa, &copies, &plan, point, cfg.window, &lazy.drops);
         }
         if is_guarded {
             remarks::guarded(&fa, f);
         }
     }
-    emit::apply(cx.raw(), &fa, rt, &copies, &plan, cfg.window, cfg.unguarded_loops as usize, cfg.threshold);
+    emit::apply(cx.raw(), &fa, rt, &copies, &plan, &lazy, cfg.window, cfg.unguarded_loops as usize, cfg.threshold);
     true
 }
 

@@ -90,6 +90,16 @@ pub static GUARD_CALLEES: PluginOption = PluginOption {
     default: OptionDefault::Bool(true),
 };
 
+/// `-copiergen-lazy=false`: never submit a copy lazy
+/// ([`super::lazy_copies`]: a copy whose destination only goes to the
+/// write/send family and then dies is otherwise submitted with
+/// `amemcpy_lazy` and dropped with `copier_drop`).
+pub static LAZY: PluginOption = PluginOption {
+    name: "copiergen-lazy",
+    help: "Submit copies whose destination only reaches write/send calls and then dies lazy (amemcpy_lazy), dropped at the end (copier_drop)",
+    default: OptionDefault::Bool(true),
+};
+
 /// `-copiergen-dispatch=false` turns off the nothing-pending dispatch of
 /// guarded callees: each gets an unguarded copy of its body, run when the
 /// pending word reads 0 at its entry.
@@ -152,5 +162,5 @@ pub static LINK_RUNTIME: PluginOption = PluginOption {
 
 /// CopierGen's options, in registration order.
 pub static OPTIONS: &[&PluginOption] = &[
-    &THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &LOOP_GUARDS, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &DISABLE, &VERIFY, &SIZE_PROFILE, &LINK_RUNTIME,
+    &THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &LOOP_GUARDS, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &LAZY, &DISABLE, &VERIFY, &SIZE_PROFILE, &LINK_RUNTIME,
 ];

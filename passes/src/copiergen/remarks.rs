@@ -8,10 +8,11 @@
 //! | passed | `ProfiledLong`   | the copy          | `llvm.memcpy submits without the size split: the size profile (-fprofile-use) has all of its 200 calls at least 512 bytes long` |
 //! | passed | `Csync`          | the guarded access| `csync(ptr, 4 bytes) before load at f.c:9:5: it may read the destination of memcpy at f.c:7:3` |
 //! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` (one per group: `... covering 3 accesses`) |
-//! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` |
+//! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` (`copier_drop of the whole lazy copy (...)` where a lazy copy's destination dies) |
 //! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
+//! | passed | `LazyCopy`       | the copy          | `copy submitted with amemcpy_lazy: its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at 1 point (a free, the end of its frame), where copier_drop drops the copy unexecuted` (`lazy_copies`) |
 //! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
 //! | missed | `ConservativeSync` | the guarded inst. | `could not prove that call to 'f' at ... leaves memcpy at ... alone (the callee may read the destination); synchronizing the whole copy` |
 
@@ -206,7 +207,9 @@ pub fn profiled_long(fa: &FunctionAnalyses<'_>, c: &CopyCall, calls: u64, long: 
 }
 
 /// Remarks for one sync point.
-pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan, point: &SyncPoint, window: bool) {
+/// `drops`: the whole-copy syncs that are a `copier_drop` of a lazy copy
+/// (`(instruction, copy)`, [`super::lazy_copies::LazyPlan::drops`]).
+pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan, point: &SyncPoint, window: bool, drops: &[(LLVMValueRef, usize)]) {
     let guarded = describe(point.before, point.callee.as_deref());
     if let Some((entry, absorbed)) = &point.absorb {
         let names: Vec<String> = absorbed.iter().map(|&c| copy_name_at(copies, plan, c)).collect();
@@ -290,7 +293,7 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
                 "CsyncCopy",
                 Some(point.before),
                 &[
-                    s("csync of the whole copy ("),
+                    s(if drops.contains(&(point.before, c)) { "copier_drop of the whole lazy copy (" } else { "csync of the whole copy (" }),
                     ("Copy", copy_name_at(copies, plan, c)),
                     s(") before "),
                     ("Access", guarded.clone()),

@@ -150,6 +150,15 @@ mod imp {
         }
     }
 
+    /// `copier_drop` on the chosen backend: the device keeps no lazy
+    /// copies to drop, so there it is `csync`.
+    pub fn discard(addr: usize, n: usize) {
+        match device() {
+            Some(d) => kernel::csync(d, addr, n),
+            None => service::discard(addr, n),
+        }
+    }
+
     /// `csync_all` on the chosen backend.
     pub fn csync_all() {
         match device() {

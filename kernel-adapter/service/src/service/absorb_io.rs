@@ -27,8 +27,10 @@ pub fn none_pending() -> bool {
 /// their bytes come from a pending copy's source (the pieces marked
 /// `from_source`; 0: `out` is `bufs` without empty entries). Pieces
 /// that cannot be absorbed were waited for (their copies finished those
-/// bytes) and are read in place. Never calls a sanitizer hook: for the
-/// program, the copies stay pending.
+/// bytes) and are read in place. The copies whose whole destination lies
+/// in one buffer become lazy (`Tracker::defer_writers`; option
+/// `defer_absorbed`). Never calls a
+/// sanitizer hook: for the program, the copies stay pending.
 pub fn read_plan(bufs: &[(usize, usize)], out: &mut Vec<(usize, usize, bool)>) -> usize {
     out.clear();
     let direct = |out: &mut Vec<(usize, usize, bool)>| {
@@ -46,8 +48,13 @@ pub fn read_plan(bufs: &[(usize, usize)], out: &mut Vec<(usize, usize, bool)>) -
         let Some(_busy) = Busy::enter() else { return direct(out) };
         let mut g = TRACKER.lock();
         g.ingest_all();
+        let defer = crate::config::get(&crate::config::values::defer_absorbed) != 0;
         for &(a, n) in bufs {
             g.read_sources(a, a.saturating_add(n), &mut pieces);
+            if defer {
+                // the kernel now has these bytes: their copies become lazy
+                g.defer_writers(a, a.saturating_add(n));
+            }
         }
     }
     let waits: Vec<(usize, usize, bool)> = pieces.iter().filter(|p| p.2 == ReadFrom::Wait).map(|p| (p.0, p.1, true)).collect();

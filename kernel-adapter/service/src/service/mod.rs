@@ -24,19 +24,22 @@
 //!   completion epoch for segments other executors hold.
 //!
 //! Modules: [`submit`], [`exec`] (executors), [`handlers`] (completion
-//! handlers), [`thread`] (the service thread), [`csync`], [`fork`].
+//! handlers), [`thread`] (the service thread), [`csync`], [`fork`],
+//! [`lazy`] (`copier_drop`).
 
 pub mod absorb_io;
 mod csync;
 mod exec;
 mod fork;
 mod handlers;
+mod lazy;
 mod submit;
 mod thread;
 
 pub use crate::clients::{nothing_pending, MAX_CLIENTS};
 pub use csync::{csync, csync_all, csync_ready_end, query_handle, wait_handle};
 pub use fork::{fork_child, fork_parent, fork_prepare};
+pub use lazy::discard;
 pub use submit::{copy_inline, submit};
 pub use thread::{kill_service, service_running};
 

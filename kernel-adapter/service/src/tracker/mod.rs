@@ -23,7 +23,8 @@
 //! Submodules: [`range_map`] (the index), [`ingest`] (edges and lazy drop
 //! at ingest), [`absorb`] (absorption, and executing a task's bytes through
 //! its redirects), [`edges`] (merging edges, finding blocked segments,
-//! segment ranges); each adds the [`Tracker`] methods of its concept.
+//! segment ranges), [`lazy`] (deferring copies whose destination went to
+//! the kernel, dropping lazy copies at a discard); each adds the [`Tracker`] methods of its concept.
 //! Retiring a task and the handler queue are here.
 
 use crate::clients::{client_at, entry, ring_of};
@@ -36,6 +37,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 pub mod absorb;
 pub mod edges;
 pub mod ingest;
+pub mod lazy;
 pub mod query;
 pub mod range_map;
 
