@@ -24,13 +24,15 @@
 //!   completion epoch for segments other executors hold.
 //!
 //! Modules: [`submit`], [`exec`] (executors), [`handlers`] (completion
-//! handlers), [`thread`] (the service thread), [`csync`], [`fork`].
+//! handlers), [`thread`] (the service thread), [`csync`] (and its
+//! [`own_index`]), [`fork`].
 
 pub mod absorb_io;
 mod csync;
 mod exec;
 mod fork;
 mod handlers;
+mod own_index;
 mod submit;
 mod thread;
 
