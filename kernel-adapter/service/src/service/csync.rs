@@ -158,6 +158,35 @@ fn touches(e: &Entry, ranges: &[(usize, usize, bool)]) -> bool {
     })
 }
 
+/// The segments `[lo, hi)` of own task `e` at position `p` that cover
+/// `ranges` and are not done, if any.
+#[inline(always)]
+fn own_target(e: &Entry, p: u64, ranges: &[(usize, usize, bool)]) -> Option<(u32, u32)> {
+    let d = &e.desc;
+    // (pos and the shift are on the slot's first line, which only this
+    // thread writes; the done bits are read for overlapping tasks only)
+    if d.pos() != p || !touches(e, ranges) {
+        return None;
+    }
+    let shift = d.seg_shift();
+    let (mut lo, mut hi) = (u32::MAX, 0u32);
+    task_ranges(e, |a, l, off, is_write| {
+        for &(ra, rn, writers_only) in ranges {
+            if writers_only && !is_write {
+                continue;
+            }
+            let x = a.max(ra);
+            let y = (a + l).min(ra.saturating_add(rn));
+            if x < y {
+                let (slo, shi) = seg_range(off + (x - a), y - x, shift);
+                lo = lo.min(slo);
+                hi = hi.max(shi);
+            }
+        }
+    });
+    (lo < hi && !d.is_done(p, lo, hi)).then_some((lo, hi))
+}
+
 /// Lock-free `csync` ([`own_queue`]): find the segments of the caller's
 /// own tasks covering the ranges by scanning those tasks (up to
 /// [`FAST_SCAN`] of them; with more, the candidates of its
@@ -168,47 +197,33 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
     let Own::Queue(r, idx, t, h) = own_queue(true)? else { return Some(false) };
     let mut targets: [(TaskRef, u32, u32); MAX_CANDIDATES] = [(TaskRef { client: 0, pos: 0 }, 0, 0); MAX_CANDIDATES];
     let mut k = 0;
-    let mut visit = |p: u64| {
-        let e = r.slot(p);
-        let d = &e.desc;
-        // (pos and the shift are on the slot's first line, which only this
-        // thread writes; the done bits are read for overlapping tasks only)
-        if d.pos() != p || !touches(e, ranges) {
-            return;
+    if h - t <= FAST_SCAN {
+        for p in t..h {
+            if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
+                targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+                k += 1;
+            }
         }
-        let shift = d.seg_shift();
-        let (mut lo, mut hi) = (u32::MAX, 0u32);
-        task_ranges(e, |a, l, off, is_write| {
-            for &(ra, rn, writers_only) in ranges {
-                if writers_only && !is_write {
-                    continue;
-                }
-                let x = a.max(ra);
-                let y = (a + l).min(ra.saturating_add(rn));
-                if x < y {
-                    let (slo, shi) = seg_range(off + (x - a), y - x, shift);
-                    lo = lo.min(slo);
-                    hi = hi.max(shi);
+    } else {
+        let mut found = |c: &[u64]| {
+            for &p in c {
+                if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
+                    // (at most MAX_CANDIDATES candidates)
+                    targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+                    k += 1;
                 }
             }
-        });
-        // (at most MAX_CANDIDATES tasks are visited)
-        if lo < hi && !d.is_done(p, lo, hi) {
-            targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
-            k += 1;
-        }
-    };
-    if h - t <= FAST_SCAN {
-        (t..h).for_each(&mut visit);
-    } else {
-        let found = OWN_INDEX.try_with(|x| {
+        };
+        let ok = OWN_INDEX.try_with(|x| {
             let mut x = x.try_borrow_mut().ok()?;
-            CANDIDATES.try_with(|c| {
-                let mut c = c.try_borrow_mut().ok()?;
-                x.candidates(r, t, h, ranges, &mut c).then(|| c.iter().copied().for_each(&mut visit))
-            }).ok()?
+            CANDIDATES
+                .try_with(|c| {
+                    let mut c = c.try_borrow_mut().ok()?;
+                    x.candidates(r, t, h, ranges, &mut c).then(|| found(&c))
+                })
+                .ok()?
         });
-        found.ok()??;
+        ok.ok()??;
     }
     if k == 0 {
         return Some(false);
