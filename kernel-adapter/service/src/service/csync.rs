@@ -12,6 +12,7 @@ use crate::{fault, hooks, stats::COUNTERS};
 use core::sync::atomic::Ordering;
 use super::handlers::{HANDLERS_RUNNING, run_handlers, in_handler};
 use super::exec::{settle_abandoned_replay, Mode, drive, drive_all_pending};
+use super::own_index::{OWN_INDEX, MAX_CANDIDATES};
 
 // -------------------------------------------------------------------- csync
 
@@ -87,12 +88,14 @@ pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool
 }
 
 /// The caller's own queue: [`Own::Empty`] when nothing of its own is
-/// pending (or it never queued a copy), else its tasks when they are few
-/// and all ingested (it ingests them itself when the tracker lock is
-/// free); `None` otherwise (too many tasks, some not ingested while the
+/// pending (or it never queued a copy), else its tasks, all ingested (it
+/// ingests them itself: with `block`, under the tracker lock; else only
+/// when the lock is free); `None` otherwise (some not ingested while the
 /// lock is busy, or the thread's locals are torn down). Ingested, so every
 /// absorbed source a task reads is recorded ([`FLAG_ABSORBS`]:
-/// `Ring::ingested` is `Acquire`, after the ingest set the flag).
+/// `Ring::ingested` is `Acquire`, after the ingest set the flag). `block`
+/// only inside the runtime ([`Busy`]): a nested call would wait for its
+/// own caller's lock.
 ///
 /// Other threads' queues are not looked at: a `csync` waits for the
 /// caller's own earlier copies only (and, through their edges, for what
@@ -103,7 +106,7 @@ pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool
 /// different threads are ordered only through csync). So threads that
 /// each csync their own copies never meet on the tracker lock.
 #[inline]
-pub(crate) fn own_queue() -> Option<Own> {
+pub(crate) fn own_queue(block: bool) -> Option<Own> {
     let (cptr, _) = local()?;
     // SAFETY: leaked client (or null).
     let Some(me) = (unsafe { cptr.as_ref() }) else {
@@ -116,13 +119,14 @@ pub(crate) fn own_queue() -> Option<Own> {
     if t == h {
         return Some(Own::Empty);
     }
-    if h - t > FAST_SCAN {
-        return None;
-    }
     if r.ingested() != h {
-        // ingest them here, unless the lock is busy (the service holds it
-        // only between copies)
-        TRACKER.try_lock()?.ingest_all();
+        // ingest them here (the service holds the lock only between
+        // copies)
+        if block {
+            TRACKER.lock().ingest_all();
+        } else {
+            TRACKER.try_lock()?.ingest_all();
+        }
         if r.ingested() != h {
             return None;
         }
@@ -154,42 +158,72 @@ fn touches(e: &Entry, ranges: &[(usize, usize, bool)]) -> bool {
     })
 }
 
-/// Lock-free `csync` ([`own_queue`]): find the segments of the caller's
-/// own tasks covering the ranges by scanning those tasks instead of taking
-/// the tracker lock, and help or wait for them. `None` when the fast path
-/// does not apply.
-pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
-    let Own::Queue(r, idx, t, h) = own_queue()? else { return Some(false) };
-    let mut targets: [(TaskRef, u32, u32); 2 * FAST_SCAN as usize] = [(TaskRef { client: 0, pos: 0 }, 0, 0); 2 * FAST_SCAN as usize];
-    let mut k = 0;
-    for p in t..h {
-        let e = r.slot(p);
-        let d = &e.desc;
-        // (pos and the shift are on the slot's first line, which only this
-        // thread writes; the done bits are read for overlapping tasks only)
-        if d.pos() != p || !touches(e, ranges) {
-            continue;
+/// The segments `[lo, hi)` of own task `e` at position `p` that cover
+/// `ranges` and are not done, if any.
+#[inline(always)]
+fn own_target(e: &Entry, p: u64, ranges: &[(usize, usize, bool)]) -> Option<(u32, u32)> {
+    let d = &e.desc;
+    // (pos and the shift are on the slot's first line, which only this
+    // thread writes; the done bits are read for overlapping tasks only)
+    if d.pos() != p || !touches(e, ranges) {
+        return None;
+    }
+    let shift = d.seg_shift();
+    let (mut lo, mut hi) = (u32::MAX, 0u32);
+    task_ranges(e, |a, l, off, is_write| {
+        for &(ra, rn, writers_only) in ranges {
+            if writers_only && !is_write {
+                continue;
+            }
+            let x = a.max(ra);
+            let y = (a + l).min(ra.saturating_add(rn));
+            if x < y {
+                let (slo, shi) = seg_range(off + (x - a), y - x, shift);
+                lo = lo.min(slo);
+                hi = hi.max(shi);
+            }
         }
-        let shift = d.seg_shift();
-        let (mut lo, mut hi) = (u32::MAX, 0u32);
-        task_ranges(e, |a, l, off, is_write| {
-            for &(ra, rn, writers_only) in ranges {
-                if writers_only && !is_write {
-                    continue;
-                }
-                let x = a.max(ra);
-                let y = (a + l).min(ra.saturating_add(rn));
-                if x < y {
-                    let (slo, shi) = seg_range(off + (x - a), y - x, shift);
-                    lo = lo.min(slo);
-                    hi = hi.max(shi);
+    });
+    (lo < hi && !d.is_done(p, lo, hi)).then_some((lo, hi))
+}
+
+/// Lock-free `csync` ([`own_queue`]): find the segments of the caller's
+/// own tasks covering the ranges by scanning those tasks (up to
+/// [`FAST_SCAN`] of them; with more, the candidates of its
+/// [`OwnIndex`](super::own_index::OwnIndex))
+/// instead of taking the tracker lock, and help or wait for them. `None`
+/// when the fast path does not apply.
+pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
+    let Own::Queue(r, idx, t, h) = own_queue(true)? else { return Some(false) };
+    let mut targets: [(TaskRef, u32, u32); MAX_CANDIDATES] = [(TaskRef { client: 0, pos: 0 }, 0, 0); MAX_CANDIDATES];
+    let mut k = 0;
+    if h - t <= FAST_SCAN {
+        for p in t..h {
+            if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
+                targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+                k += 1;
+            }
+        }
+    } else {
+        let mut found = |c: &[u64]| {
+            for &p in c {
+                if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
+                    // (at most MAX_CANDIDATES candidates)
+                    targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+                    k += 1;
                 }
             }
+        };
+        let ok = OWN_INDEX.try_with(|x| {
+            let mut x = x.try_borrow_mut().ok()?;
+            CANDIDATES
+                .try_with(|c| {
+                    let mut c = c.try_borrow_mut().ok()?;
+                    x.candidates(r, t, h, ranges, &mut c).then(|| found(&c))
+                })
+                .ok()?
         });
-        if lo < hi && !d.is_done(p, lo, hi) && k < targets.len() {
-            targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
-            k += 1;
-        }
+        ok.ok()??;
     }
     if k == 0 {
         return Some(false);
@@ -208,10 +242,18 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
     Some(true)
 }
 
+thread_local! {
+    /// [`own_fast_wait`]'s candidate list, reused.
+    static CANDIDATES: core::cell::RefCell<Vec<u64>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
 /// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
 /// address `>= from` that a pending segment of the caller's tasks touches.
 pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
-    let Own::Queue(r, _, t, h) = own_queue()? else { return Some(usize::MAX) };
+    let Own::Queue(r, _, t, h) = own_queue(false)? else { return Some(usize::MAX) };
+    if h - t > FAST_SCAN {
+        return None;
+    }
     let mut end = usize::MAX;
     for p in t..h {
         let e = r.slot(p);
@@ -292,7 +334,7 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     let want = addr.saturating_add(n);
     // nothing of the caller's own pending (`own_queue`): a reader that
     // checks every few bytes while other threads copy pays this only
-    if hooks::get().and_then(|h| h.on_sync).is_none() && (gate::no_holds() || matches!(own_queue(), Some(Own::Empty))) {
+    if hooks::get().and_then(|h| h.on_sync).is_none() && (gate::no_holds() || matches!(own_queue(false), Some(Own::Empty))) {
         return usize::MAX;
     }
     if n != 0 && !gate::no_holds() {
@@ -392,7 +434,7 @@ fn wait_whole(addr: usize, n: usize) {
     const MAX: usize = 8;
     let mut ranges = [(0usize, 0usize, false); MAX + 1];
     let mut k = 0;
-    if let Some(Own::Queue(r, _, t, h)) = own_queue() {
+    if let Some(Own::Queue(r, _, t, h)) = own_queue(false).filter(|o| matches!(o, Own::Queue(_, _, t, h) if h - t <= FAST_SCAN)) {
         for p in t..h {
             let e = r.slot(p);
             let (d, l) = (e.dst(), e.len());

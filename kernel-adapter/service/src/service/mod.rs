@@ -24,8 +24,8 @@
 //!   completion epoch for segments other executors hold.
 //!
 //! Modules: [`submit`], [`exec`] (executors), [`handlers`] (completion
-//! handlers), [`thread`] (the service thread), [`csync`], [`fork`],
-//! [`lazy`] (`copier_drop`).
+//! handlers), [`thread`] (the service thread), [`csync`] (and its
+//! [`own_index`]), [`fork`], [`lazy`] (`copier_drop`).
 
 pub mod absorb_io;
 mod csync;
@@ -33,6 +33,7 @@ mod exec;
 mod fork;
 mod handlers;
 mod lazy;
+mod own_index;
 mod submit;
 mod thread;
 
