@@ -163,6 +163,14 @@ pub fn additions(lang: Lang, args: &[OsString], opts: &CopierOpts, res: &dyn Res
                 if SHADOW_SANITIZERS.contains(&s.as_str()) { " and keep shadow memory" } else { "" }
             )));
         }
+        if let Some(lib) = user_libcopier(args) {
+            // Linked ahead of libcopier_san.a, the plain runtime would take
+            // every amemcpy/csync: no checks, and csync_ready_end answers
+            // that differ from the sanitizer's (trial finding).
+            return Err(Error::Usage(format!(
+                "--sanitize with {lib}: the CopierSanitizer runtime (libcopier_san.a, linked by --sanitize) contains libcopier; drop {lib} (`pkg-config --libs copier`) from a --sanitize build"
+            )));
+        }
     }
     if let Some(flag) = inv.foreign_target().filter(|_| inv.adds_plugin()) {
         return Err(Error::Usage(format!(
@@ -259,6 +267,23 @@ const CONFLICTING_SANITIZERS: &[&str] = &["leak", "realtime"];
 /// The first sanitizer enabled by the `-fsanitize=`/`-fno-sanitize=` list
 /// of `args` (later flags win, as in clang) that conflicts with
 /// `--sanitize`.
+/// The argument that links libcopier itself (`-lcopier`, `-l:libcopier.*`,
+/// a path to `libcopier.a` or `libcopier.so*`), if any.
+fn user_libcopier(args: &[OsString]) -> Option<String> {
+    let mut prev_l = false;
+    for a in args {
+        let a = a.to_string_lossy();
+        let lib = if prev_l { Some(a.as_ref()) } else { a.strip_prefix("-l") };
+        prev_l = a == "-l";
+        let named = lib.is_some_and(|l| l == "copier" || l.starts_with(":libcopier.a") || l.starts_with(":libcopier.so"));
+        let file = Path::new(a.as_ref()).file_name().and_then(|f| f.to_str()).is_some_and(|f| f == "libcopier.a" || f.starts_with("libcopier.so"));
+        if named || (file && !a.starts_with('-')) {
+            return Some(a.into_owned());
+        }
+    }
+    None
+}
+
 fn conflicting_sanitizer(args: &[OsString]) -> Option<String> {
     let mut on: Vec<String> = Vec::new();
     for a in args {
@@ -491,6 +516,22 @@ mod tests {
         assert_eq!(a[at + 1], "-Wl,--push-state,--as-needed");
         assert_eq!(deps, STATIC_DEPS);
         assert_eq!(a[at + 2 + STATIC_DEPS.len()..], ["-Wl,--pop-state", "-static-libgcc"]);
+    }
+
+    #[test]
+    fn sanitize_refuses_a_libcopier_of_the_users() {
+        let san = CopierOpts { sanitize: true, ..CopierOpts::default() };
+        for line in ["a.c -lcopier -o p", "a.c -l copier -o p", "a.c -l:libcopier.so -o p", "a.o /x/lib/libcopier.a -o p", "a.o libcopier.so.0 -o p"] {
+            match add(line, &san) {
+                Err(Error::Usage(m)) => assert!(m.contains("--sanitize with"), "{line}: {m}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        for line in ["a.c -lcopiergen_x -o p", "a.c -lm -o p"] {
+            // (the fake resources have no libcopier_san.a: Missing, not Usage)
+            assert!(!matches!(add(line, &san), Err(Error::Usage(_))), "{line}");
+        }
+        assert!(add("a.c -lcopier -o p", &d()).is_ok());
     }
 
     #[test]
