@@ -14,8 +14,7 @@ use super::Tracker;
 use super::range_map::Acc;
 use crate::clients::{client_at, entry, ring_of, NCLIENTS};
 use crate::config::{self, values as opt};
-use crate::desc::{DEPS_CLEAR, DROPPED, INGESTED};
-use crate::stats::COUNTERS;
+use crate::desc::{DEPS_CLEAR, INGESTED};
 use crate::task::{Edge, TaskRef, FLAG_ABSORBS, FLAG_LAZY, FLAG_OVERLAP};
 use core::sync::atomic::Ordering;
 use std::collections::BTreeMap;
@@ -195,20 +194,7 @@ impl Tracker {
             // (edge offsets move from w's offset space to ours: w's byte o is
             // our byte wd - d + o)
             ext.edges.extend(wext.edges.iter().map(|e| Edge { t_off: e.t_off + (wd - d), ..*e }));
-            let mut finished = false;
-            let mut dropped = false;
-            we.desc.claim_all(|word, bits| {
-                dropped = true;
-                finished |= we.desc.complete_bits(word, bits);
-            });
-            if dropped {
-                we.desc.set_flags(DROPPED);
-                COUNTERS.lazy_dropped.fetch_add(1, Ordering::Relaxed);
-                crate::progress::notify_progress();
-            }
-            if finished {
-                self.retire(w);
-            }
+            self.drop_unclaimed(w);
         }
 
         // 4. merge edges

@@ -123,22 +123,34 @@ impl Tracker {
             if !sole || seen != wn || waits {
                 continue;
             }
-            let mut finished = false;
-            let mut dropped = false;
-            we.desc.claim_all(|word, bits| {
-                dropped = true;
-                finished |= we.desc.complete_bits(word, bits);
-            });
-            if dropped {
-                we.desc.set_flags(DROPPED);
-                COUNTERS.lazy_dropped.fetch_add(1, Ordering::Relaxed);
-                crate::progress::notify_progress();
+            if self.drop_unclaimed(w) {
                 dropped_n += 1;
-            }
-            if finished {
-                self.retire(w);
             }
         }
         dropped_n
+    }
+
+    /// Drops the segments of lazy task `w` that nobody claimed yet (its
+    /// writes are dead): they complete without running, `w` is marked
+    /// `DROPPED` and counted in `lazy_dropped`, and retired when that
+    /// completes it. Returns whether any segment was dropped. The caller
+    /// holds the tracker lock and has ingested `w`.
+    pub(super) fn drop_unclaimed(&mut self, w: TaskRef) -> bool {
+        let we = entry(w);
+        let mut finished = false;
+        let mut dropped = false;
+        we.desc.claim_all(|word, bits| {
+            dropped = true;
+            finished |= we.desc.complete_bits(word, bits);
+        });
+        if dropped {
+            we.desc.set_flags(DROPPED);
+            COUNTERS.lazy_dropped.fetch_add(1, Ordering::Relaxed);
+            crate::progress::notify_progress();
+        }
+        if finished {
+            self.retire(w);
+        }
+        dropped
     }
 }
