@@ -177,15 +177,7 @@ impl Tracker {
             if wd < d || wd + wn > d + n || we.desc.pos() != w.pos || raw_on.contains(&w) {
                 continue;
             }
-            let mut sole = true;
-            let mut seen = 0usize;
-            self.map.visit(wd, wd + wn, |a, b, wr, readers| {
-                seen += b - a;
-                if wr.map(|x| x.t) != Some(w) || readers.next().is_some() {
-                    sole = false;
-                }
-            });
-            if !sole || seen != wn {
+            if !self.sole_writer(w, wd, wn) {
                 continue;
             }
             // inherit w's edges, then drop its unclaimed segments

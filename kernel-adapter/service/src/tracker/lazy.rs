@@ -106,21 +106,14 @@ impl Tracker {
                 continue;
             }
             let (wd, wn) = (we.dst(), we.len());
-            let mut sole = true;
-            let mut seen = 0usize;
-            self.map.visit(wd, wd + wn, |a, b, wr, readers| {
-                seen += b - a;
-                if wr.map(|x| x.t) != Some(w) || readers.next().is_some() {
-                    sole = false;
-                }
-            });
+            let sole = self.sole_writer(w, wd, wn);
             // SAFETY: `w` is ingested and the caller holds the tracker lock.
             let wext = unsafe { &*we.ext.get() };
             // (a copy `w` still waits for, e.g. an earlier writer of its
             // destination, would outlive the discard unseen: `w` replaced
             // it in the index; such a `w` is waited for instead)
             let waits = wext.edges.iter().any(|x| !bytes_done(x.t, x.e_off, x.len));
-            if !sole || seen != wn || waits {
+            if !sole || waits {
                 continue;
             }
             if self.drop_unclaimed(w) {
@@ -128,6 +121,21 @@ impl Tracker {
             }
         }
         dropped_n
+    }
+
+    /// Whether `w` is the last writer of every byte of its destination
+    /// `[wd, wd + wn)` and no later task reads any of them (the tracker
+    /// lock held, `w` ingested).
+    pub(super) fn sole_writer(&self, w: TaskRef, wd: usize, wn: usize) -> bool {
+        let mut sole = true;
+        let mut seen = 0usize;
+        self.map.visit(wd, wd + wn, |a, b, wr, readers| {
+            seen += b - a;
+            if wr.map(|x| x.t) != Some(w) || readers.next().is_some() {
+                sole = false;
+            }
+        });
+        sole && seen == wn
     }
 
     /// Drops the segments of lazy task `w` that nobody claimed yet (its
