@@ -43,6 +43,7 @@ else
 fi
 run fair /t/t_fair
 run cglimit /t/t_cglimit /cgroup/copier-limited
+run memcg /t/t_memcg /cgroup/copier-memcg
 run fuzz /t/t_fuzz
 run life /t/t_life
 run atc-nodma /t/t_dma nodma
@@ -52,11 +53,15 @@ run atc-nodma /t/t_dma nodma
 # no page stays pinned and no client object stays once the tests' clients are
 # gone (the last reference may be a service thread finishing its round, or a
 # delayed fput: poll the condition for up to 10 s)
-i=0
-while [ "$(cat /sys/class/misc/copier/clients)" != 0 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+clients_gone() {
+	i=0
+	while { [ "$(cat /sys/class/misc/copier/clients)" != 0 ] || [ "$(cat /sys/module/copier/refcnt)" != 0 ]; } &&
+		[ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+clients_gone
 clients=$(cat /sys/class/misc/copier/clients)
 if [ "$clients" = 0 ]; then result clients-freed pass; else result clients-freed "fail($clients)"; fi
 pins_after=$(pins)
@@ -81,6 +86,7 @@ fi
 if insmod /copier.ko nr_threads=2 poll_mode=napi; then
 	run diff-2threads /t/t_diff 6
 	run fair-2threads /t/t_fair
+	clients_gone
 	if rmmod copier; then result unload-2threads pass; else result unload-2threads fail; fi
 else
 	result diff-2threads "fail(insmod)"

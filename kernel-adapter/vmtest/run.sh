@@ -70,7 +70,7 @@ libdir=${COPIER_VMTEST_LIBDIR:-$ka/../target/release}
 [ -e "$libdir/libcopier.so" ] || die "no libcopier.so in $libdir (cargo build --release -p copier)"
 rt=$ka/../runtime
 mkdir -p "$work/initramfs/rt" "$work/initramfs/lib"
-for t in basic chain handler pending fork fork_threads fuzz fault fault_recover; do
+for t in basic chain handler pending fork fork_threads fuzz fault fault_recover absorb_io lazy_drop; do
 	# (-Wno-clobbered: gcc flags fault_recover.c's buffers, set before its
 	# sigsetjmp and never after; clang-22 builds it clean in stage 20)
 	gcc -O2 -g -Wall -Wextra -Werror -Wno-clobbered -pthread -I"$rt/include" -o "$work/initramfs/rt/$t" "$rt/tests/c/$t.c" \
@@ -122,9 +122,10 @@ log=$work/console.log
 tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt"
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
-expected="mounts insmod diff-ondemand diff-napi fair cglimit fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
+expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
 	rt-basic rt-chain rt-handler-all rt-handler-range rt-handler-threads rt-pending rt-pending-strict rt-fork rt-fork-threads
 	rt-basic-depth2 rt-fuzz rt-fuzz-small rt-fault-src rt-fault-dst rt-fault-exit rt-fault-depsegv rt-fault-depmap rt-segv-default rt-auto
+	rt-absorb-io rt-lazy-drop rt-lazy-drop-deferred
 	rt-fault-recover-csync rt-fault-recover-exit rt-fault-recover-all rt-fault-recover-wait rt-fault-recover-chain
 	rt-fault-recover-csync-once rt-fault-recover-exit-once rt-fault-recover-all-once rt-fault-recover-wait-once rt-fault-recover-chain-once
 	rt-fault-recover-dep rt-fault-recover-depsync rt-fault-recover-depchain rt-fault-recover-deppart

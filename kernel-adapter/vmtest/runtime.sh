@@ -85,6 +85,12 @@ for mode in csync exit all wait chain dep depsync depchain deppart; do
 		result rt-fault-recover-$mode-once "fail(recovered x$n, want $faults)"
 	fi
 done
+# the write/send family (copier_write...) and copier_drop: under the kernel
+# backend they wait for the device's copies and make the plain call (no
+# absorption, no lazy copies); the bytes that arrive and errno are memcpy's
+rt rt-absorb-io 0 kernel -- /rt/absorb_io
+rt rt-lazy-drop 0 kernel -- /rt/lazy_drop
+RT_OPTS=defer_absorbed=1 rt rt-lazy-drop-deferred 0 kernel -- /rt/lazy_drop
 # auto (no option) picks the device too
 COPIER_STATS=1 /rt/basic >/dev/null 2>$log
 if [ $? = 0 ] && grep -qE ' backend=kernel device_tasks=[1-9]' $log; then result rt-auto pass; else result rt-auto "fail($(tail -n 1 $log))"; fi

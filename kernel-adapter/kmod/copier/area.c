@@ -6,9 +6,11 @@
  *   [handler ring][handler entries][descriptors]
  *
  * every part starting on a 64-byte line, the whole rounded up to pages.
- * It is vmalloc_user() memory (zeroed), mapped into the client by
- * remap_vmalloc_range(); the service reaches it through the kernel mapping,
- * so its accesses never fault.
+ * It is zeroed vmalloc memory charged to the opener's memory cgroup
+ * (__GFP_ACCOUNT, which vmalloc_user() does not take), mapped into the
+ * client page by page (vm_insert_page, as remap_vmalloc_range() does); the
+ * service reaches it through the kernel mapping, so its accesses never
+ * fault.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -65,7 +67,8 @@ int copier_area_setup(struct copier_client *c, struct copier_setup *s)
 	if (len > COPIER_AREA_MAX)
 		return -E2BIG;
 
-	area = vmalloc_user(len);
+	/* charged to the opener's memory cgroup: SETUP runs in its context */
+	area = __vmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!area)
 		return -ENOMEM;
 
@@ -109,6 +112,8 @@ void copier_area_free(struct copier_client *c)
  */
 int copier_area_mmap(struct copier_client *c, struct vm_area_struct *vma)
 {
+	size_t off;
+
 	if (!smp_load_acquire(&c->ready))
 		return -ENODEV;
 	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != c->map_len)
@@ -117,5 +122,11 @@ int copier_area_mmap(struct copier_client *c, struct vm_area_struct *vma)
 		return -EINVAL;
 	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-	return remap_vmalloc_range(vma, c->area, 0);
+	for (off = 0; off < c->map_len; off += PAGE_SIZE) {
+		int ret = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page(c->area + off));
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -31,19 +31,25 @@
  * when unpinned: a pinned anonymous page cannot be reclaimed, and reclaim
  * first invalidates (try_to_unmap), which unpins it.
  *
- * Bound: at most atc_pages pinned pages per client (module parameter);
- * a miss that would exceed it evicts least recently used blocks that no
- * copy uses, or gives up (-EOPNOTSUPP, the caller pins per copy).
+ * Bound: at most atc_pages pinned pages per client (module parameter),
+ * and cached pins are long-term pins: they are charged to the mm's
+ * pinned_vm (VmPin in /proc/<pid>/status) and bounded by the opener's
+ * RLIMIT_MEMLOCK unless it had CAP_IPC_LOCK, as RDMA's ib_umem charges
+ * them. A miss that would exceed either evicts least recently used blocks
+ * that no copy uses, or gives up (-EOPNOTSUPP, the caller pins per copy,
+ * for that copy only).
  *
  * Concurrency: one service thread serves a client at a time, so lookups,
  * misses, releases and evictions are single-threaded per cache; the lock
  * orders them against the notifier and the reap work.
  */
 #include <linux/bitmap.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -82,8 +88,11 @@ struct atc_block {
  * @mm: the client's mm (grabbed by the client)
  * @lock: slots, @users, the lists, @npinned and the counters
  * @blocks: block index -> struct atc_block (service thread only)
- * @npinned: pages held by slots (valid and dead)
+ * @npinned: pages held by slots (valid and dead), each charged to
+ *	@mm->pinned_vm
  * @limit: most pages held
+ * @memlock: most pages of @mm->pinned_vm (the opener's RLIMIT_MEMLOCK in
+ *	pages; ULONG_MAX with CAP_IPC_LOCK or an infinite limit)
  */
 struct copier_atcache {
 	struct mm_struct *mm;
@@ -93,6 +102,7 @@ struct copier_atcache {
 	struct list_head reap;
 	unsigned long npinned;
 	unsigned long limit;
+	unsigned long memlock;
 	struct work_struct reap_work;
 	struct copier_atc_stats stats;
 };
@@ -134,6 +144,27 @@ static const struct mmu_interval_notifier_ops atc_ops = {
 	.invalidate = atc_invalidate,
 };
 
+/* Charge n cached pins to the mm's pinned_vm; false (nothing charged) when
+ * that would exceed the client's RLIMIT_MEMLOCK. */
+static bool pins_charge(struct copier_atcache *a, unsigned long n)
+{
+	if (a->memlock == ULONG_MAX) {
+		atomic64_add(n, &a->mm->pinned_vm);
+		return true;
+	}
+	if (atomic64_add_return(n, &a->mm->pinned_vm) > a->memlock) {
+		atomic64_sub(n, &a->mm->pinned_vm);
+		return false;
+	}
+	return true;
+}
+
+static void pins_uncharge(struct copier_atcache *a, unsigned long n)
+{
+	if (n)
+		atomic64_sub(n, &a->mm->pinned_vm);
+}
+
 /* Unpin a block's pages and free it; its notifier is removed first. */
 static void block_free(struct atc_block *b)
 {
@@ -170,6 +201,7 @@ static bool reap_some(struct copier_atcache *a, struct atc_block *b)
 		b->npages--;
 		a->npinned--;
 	}
+	pins_uncharge(a, n);
 	more = !bitmap_empty(b->dead, ATC_BLOCK_PAGES);
 	if (!more && b->on_reap) {
 		list_del(&b->reap);
@@ -219,6 +251,11 @@ struct copier_atcache *copier_atc_create(struct mm_struct *mm)
 	INIT_LIST_HEAD(&a->reap);
 	INIT_WORK(&a->reap_work, atc_reap);
 	a->limit = atc_pages;
+	/* the opener's limit: the service thread that pins is not the opener */
+	if (capable(CAP_IPC_LOCK) || rlimit(RLIMIT_MEMLOCK) == RLIM_INFINITY)
+		a->memlock = ULONG_MAX;
+	else
+		a->memlock = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	return a;
 }
 
@@ -237,6 +274,7 @@ void copier_atc_destroy(struct copier_atcache *a)
 	INIT_LIST_HEAD(&a->reap);
 	spin_unlock(&a->lock);
 	cancel_work_sync(&a->reap_work);
+	pins_uncharge(a, a->npinned);
 	xa_for_each(&a->blocks, idx, b)
 		block_free(b);
 	xa_destroy(&a->blocks);
@@ -281,17 +319,22 @@ static void block_unlink(struct copier_atcache *a, struct atc_block *b)
 	if (b->on_reap)
 		list_del(&b->reap);
 	a->npinned -= b->npages;
+	pins_uncharge(a, b->npages);
 	xa_erase(&a->blocks, b->base >> ATC_BLOCK_SHIFT);
 }
 
-/* Evict unused blocks (never keep) until need more pages fit. */
+/*
+ * Evict unused blocks (never keep) until need more pages fit under both
+ * bounds; on success need pages are charged (pins_charge), which the
+ * caller settles with pins_uncharge for those it does not keep.
+ */
 static bool make_room(struct copier_atcache *a, struct atc_block *keep, unsigned long need)
 {
 	for (;;) {
 		struct atc_block *b, *victim = NULL;
 
 		spin_lock(&a->lock);
-		if (a->npinned + need <= a->limit) {
+		if (a->npinned + need <= a->limit && pins_charge(a, need)) {
 			spin_unlock(&a->lock);
 			return true;
 		}
@@ -365,7 +408,7 @@ static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long
 	int tries, ret;
 
 	for (tries = 0; tries < ATC_RETRIES; tries++) {
-		unsigned long need = 0, nextra = 0, fresh = 0;
+		unsigned long need = 0, nextra = 0, fresh = 0, added = 0;
 		struct page **extra;
 		bool upgrade = false;
 		unsigned long seq;
@@ -406,14 +449,17 @@ static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long
 			return -EOPNOTSUPP;
 		/* pins installed twice or replaced, unpinned after the lock */
 		extra = kmalloc_array(n, sizeof(*extra), GFP_KERNEL);
-		if (!extra)
+		if (!extra) {
+			pins_uncharge(a, need);
 			return -ENOMEM;
+		}
 		seq = mmu_interval_read_begin(&b->mni);
 		mmap_read_lock(a->mm);
 		ret = range_cacheable(a->mm, va, va + (n << PAGE_SHIFT)) ?
 			gup(a->mm, va, n, write, out) : -EOPNOTSUPP;
 		mmap_read_unlock(a->mm);
 		if (ret) {
+			pins_uncharge(a, need);
 			kfree(extra);
 			return ret;
 		}
@@ -421,6 +467,7 @@ static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long
 		spin_lock(&a->lock);
 		if (mmu_interval_read_retry(&b->mni, seq)) {
 			spin_unlock(&a->lock);
+			pins_uncharge(a, need);
 			unpin_user_pages(out, n);
 			kfree(extra);
 			continue;
@@ -445,9 +492,12 @@ static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long
 					__set_bit(i, b->writable);
 				b->npages++;
 				a->npinned++;
+				added++;
 				fresh++;
 			}
 		}
+		/* an upgraded read pin or a page cached meanwhile: no new slot */
+		pins_uncharge(a, need - added);
 		b->users++;
 		a->stats.misses += fresh;
 		a->stats.hits += n - fresh;

@@ -32,18 +32,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 /* Copy total bytes in TASK-sized tasks; returns the elapsed seconds. */
 static double copy_flat_out(uint64_t total)
 {
@@ -85,9 +73,9 @@ int main(int argc, char **argv)
 	}
 	CHECK(stat(cg, &st) == 0, "stat");
 	snprintf(line, sizeof(line), "%llu %llu\n", (unsigned long long)st.st_ino, RATE);
-	CHECK(write_file(LIMITS, line) == 0, "set limit");
-	CHECK(write_file(LIMITS, "0 5\n") != 0, "cgroup id 0 refused");
-	CHECK(write_file(LIMITS, "garbage\n") != 0, "garbage refused");
+	CHECK(vmtest_write_file(LIMITS, line) == 0, "set limit");
+	CHECK(vmtest_write_file(LIMITS, "0 5\n") != 0, "cgroup id 0 refused");
+	CHECK(vmtest_write_file(LIMITS, "garbage\n") != 0, "garbage refused");
 	fd = open(LIMITS, O_RDONLY);
 	memset(buf, 0, sizeof(buf));
 	CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0 && strstr(buf, line), "limit listed: %s", buf);
@@ -98,7 +86,7 @@ int main(int argc, char **argv)
 	if (limited == 0) {
 		double t;
 
-		if (write_file(procs, "0"))
+		if (vmtest_write_file(procs, "0"))
 			_exit(3);
 		t = copy_flat_out(TOTAL);
 		(void)!write(p[1], &t, sizeof(t));
@@ -119,7 +107,7 @@ int main(int argc, char **argv)
 	CHECK(elapsed >= min_s, "the limited cgroup copied faster than its limit");
 
 	snprintf(line, sizeof(line), "%llu 0\n", (unsigned long long)st.st_ino);
-	CHECK(write_file(LIMITS, line) == 0, "remove limit");
+	CHECK(vmtest_write_file(LIMITS, line) == 0, "remove limit");
 	fd = open(LIMITS, O_RDONLY);
 	memset(buf, 0, sizeof(buf));
 	CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 0, "limit still listed: %s", buf);

@@ -14,12 +14,20 @@
  * - ATCache: copies that reuse buffers hit the cache; a munmap + mmap at
  *   the same address (destination, then source) and an mremap are seen:
  *   the copy lands in the new mapping and reads the new source, and the
- *   notifier's invalidations are counted.
+ *   notifier's invalidations are counted;
+ * - cached pins are charged to VmPin (the mm's pinned_vm); a client opened
+ *   without CAP_IPC_LOCK under a small RLIMIT_MEMLOCK caches at most that
+ *   much and copies everything else with per-copy pins, and with a limit
+ *   of 0 caches nothing.
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "copier_user.h"
@@ -159,6 +167,22 @@ static void remap_fixed(void *addr, size_t len)
 	      "mmap MAP_FIXED");
 }
 
+/* VmPin of this process in KiB (the mm's pinned_vm), -1 if unreadable. */
+static long vm_pin_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static void atcache(struct cu_client *c)
 {
 	const size_t len = 256 << 10;
@@ -179,6 +203,8 @@ static void atcache(struct cu_client *c)
 	      "reused buffers should hit the ATCache: %llu hits, %llu misses",
 	      (unsigned long long)(s1.atc_hits - s0.atc_hits),
 	      (unsigned long long)(s1.atc_misses - s0.atc_misses));
+	CHECK(vm_pin_kib() >= (long)(2 * len / 1024), "cached pins not in VmPin: %ld KiB",
+	      vm_pin_kib());
 
 	/* destination replaced: the copy must land in the new pages */
 	remap_fixed(d, len);
@@ -246,6 +272,73 @@ static void atcache(struct cu_client *c)
 	munmap(moved, len);
 }
 
+/*
+ * In a child (its own mm, so VmPin starts at 0): drop CAP_IPC_LOCK, set
+ * RLIMIT_MEMLOCK to limit bytes, open a client, and copy small reused
+ * buffers (which fit) and large ones (which do not): every copy right,
+ * VmPin never above the limit, and hits only when the small pair fits.
+ */
+static void memlock_child(size_t limit)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		struct rlimit rl = { limit, limit };
+		const size_t small = 16 << 10, big = 1 << 20;
+		unsigned char *s, *d2, *bs, *bd;
+		struct copier_stats s0, s1;
+		struct cu_client c;
+
+		CHECK(syscall(SYS_capget, &h, d) == 0, "capget");
+		d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+		d[CAP_IPC_LOCK / 32].permitted &= ~(1u << (CAP_IPC_LOCK % 32));
+		CHECK(syscall(SYS_capset, &h, d) == 0, "capset without CAP_IPC_LOCK");
+		CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0, "setrlimit");
+		CHECK(cu_open(&c, 64) == 0, "cu_open");
+		if (vmtest_failures)
+			_exit(1);
+		s = mmap(NULL, 2 * small, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		bs = mmap(NULL, 2 * big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(s != MAP_FAILED && bs != MAP_FAILED, "mmap");
+		if (vmtest_failures)
+			_exit(1);
+		d2 = s + small;
+		bd = bs + big;
+		s0 = stats(&c);
+		for (int i = 0; i < 8; i++) {
+			memset(s, 10 + i, small);
+			copy_sync(&c, d2, s, small);
+			CHECK(d2[0] == 10 + i && d2[small - 1] == 10 + i, "small copy %d", i);
+			CHECK(vm_pin_kib() >= 0 && vm_pin_kib() <= (long)(limit / 1024),
+			      "VmPin %ld KiB above RLIMIT_MEMLOCK %zu KiB", vm_pin_kib(), limit / 1024);
+		}
+		s1 = stats(&c);
+		if (limit >= 2 * small)
+			CHECK(s1.atc_hits > s0.atc_hits, "the small pair fits the limit: no hit");
+		for (int i = 0; i < 4; i++) {
+			memset(bs, 20 + i, big);
+			copy_sync(&c, bd, bs, big);
+			CHECK(bd[0] == 20 + i && bd[big / 2] == 20 + i && bd[big - 1] == 20 + i,
+			      "big copy %d", i);
+			CHECK(vm_pin_kib() >= 0 && vm_pin_kib() <= (long)(limit / 1024),
+			      "VmPin %ld KiB above RLIMIT_MEMLOCK %zu KiB", vm_pin_kib(), limit / 1024);
+		}
+		s1 = stats(&c);
+		if (limit < 2 * small)
+			CHECK(s1.atc_hits == s0.atc_hits && s1.atc_misses == s0.atc_misses,
+			      "RLIMIT_MEMLOCK %zu: %llu pages cached", limit,
+			      (unsigned long long)(s1.atc_misses - s0.atc_misses));
+		cu_close(&c);
+		_exit(vmtest_failures ? 1 : 0);
+	}
+	CHECK(pid > 0, "fork");
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "RLIMIT_MEMLOCK %zu child: status %#x", limit, status);
+}
+
 int main(int argc, char **argv)
 {
 	struct cu_client c;
@@ -278,5 +371,7 @@ int main(int argc, char **argv)
 		      (unsigned long long)after.bytes_dma);
 	atcache(&c);
 	cu_close(&c);
+	memlock_child(64 << 10);
+	memlock_child(0);
 	return vmtest_exit("t_dma");
 }

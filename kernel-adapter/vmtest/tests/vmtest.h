@@ -4,9 +4,11 @@
 #define VMTEST_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int vmtest_failures;
 
@@ -32,6 +34,20 @@ static inline int vmtest_exit(const char *name)
 {
 	printf("%s: %s (%d failures)\n", name, vmtest_failures ? "FAIL" : "PASS", vmtest_failures);
 	return vmtest_failures ? 1 : 0;
+}
+
+/* Write s to the file at path (a sysfs or cgroup file): 0, or -1 when it
+ * cannot be opened or takes less than all of s. */
+static inline int vmtest_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
 /* xorshift64*: deterministic per seed. */
