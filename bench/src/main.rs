@@ -3,7 +3,7 @@
 //! machine hits both sides alike.
 //!
 //! ```text
-//! copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold|engines] [--quick] [--regime warm|cold|fresh] [--size KiB]
+//! copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold|engines] [--quick] [--regime warm|cold|fresh] [--size KiB] [--depth D]
 //! ```
 //! Regimes (copy-parse): `warm` reuses one source and one destination (all
 //! in cache: the worst case for an asynchronous copy), `cold` rotates the
@@ -24,10 +24,12 @@ struct Args {
     regimes: Vec<String>,
     /// `--size N` (KiB, repeatable): the stream's copy sizes; default 16, 64, 256.
     sizes: Vec<usize>,
+    /// `--depth D` (repeatable): the stream's copies in flight; default 16, 128.
+    depths: Vec<usize>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { what: "all".into(), quick: false, regimes: vec![], sizes: vec![] };
+    let mut a = Args { what: "all".into(), quick: false, regimes: vec![], sizes: vec![], depths: vec![] };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
@@ -40,6 +42,14 @@ fn parse_args() -> Result<Args, String> {
                     return Err(format!("--size {v}: from 1 to 1048576 KiB"));
                 }
                 a.sizes.push(k << 10);
+            }
+            "--depth" => {
+                let v = it.next().ok_or("--depth needs a number of copies in flight")?;
+                let d: usize = v.parse().map_err(|_| format!("--depth {v}: not a number"))?;
+                if d == 0 || d >= STREAM_BUFFERS {
+                    return Err(format!("--depth {v}: from 1 to {}", STREAM_BUFFERS - 1));
+                }
+                a.depths.push(d);
             }
             "-h" | "--help" => return Err(String::new()),
             "--version" => {
@@ -175,14 +185,14 @@ fn window(quick: bool) {
     }
 }
 
-fn stream(quick: bool, sizes: &[usize]) {
+fn stream(quick: bool, sizes: &[usize], depths: &[usize]) {
     println!("# copy stream: {STREAM_BUFFERS} buffers, copies kept in flight (each csynced before its buffer is reused, depth D pending); A = memcpy, B = amemcpy + csync; ratio = A/B (targets: >= 0.9 at 16 KiB, 1.3 at 64 KiB, 1.5 at 256 KiB on 2 cores)");
     let sizes = if sizes.is_empty() { &[16usize << 10, 64 << 10, 256 << 10][..] } else { sizes };
     for &n in sizes {
         let (src, dst) = (Buf::new(STREAM_BUFFERS * n, 1), Buf::new(STREAM_BUFFERS * n, 0));
         let count = 2 * STREAM_BUFFERS;
         let rounds = if quick { 9 } else if n >= 256 << 10 { 31 } else { 61 };
-        for &depth in &[16usize, 128] {
+        for &depth in if depths.is_empty() { &[16usize, 128][..] } else { depths } {
             // SAFETY: both buffers hold STREAM_BUFFERS * n bytes, disjoint.
             let (a, b) = ab(rounds, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, 0, count) }, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, depth, count) });
             let r = a / b;
@@ -444,7 +454,7 @@ fn main() {
             if !e.is_empty() {
                 eprintln!("copier-bench: {e}");
             }
-            eprintln!("usage: copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold|engines] [--quick] [--regime warm|cold|fresh] [--size KiB]");
+            eprintln!("usage: copier-bench [all|copy-parse|window|stream|submit|csync|small|bandwidth|threshold|engines] [--quick] [--regime warm|cold|fresh] [--size KiB] [--depth D]");
             std::process::exit(2);
         }
     };
@@ -481,7 +491,7 @@ fn main() {
         ran = true;
     }
     if all || w == "stream" {
-        stream(args.quick, &args.sizes);
+        stream(args.quick, &args.sizes, &args.depths);
         ran = true;
     }
     if all || w == "copy-parse" {

@@ -20,7 +20,7 @@
 //! new task may run once the older task's segments covering the mapped bytes
 //! are done (transitively that covers older writers and readers too).
 //!
-//! Submodules: [`range_map`] (the index), [`ingest`] (edges and lazy drop
+//! Submodules: [`range_map`] (the index) and its [`fresh`] tasks, [`ingest`] (edges and lazy drop
 //! at ingest), [`absorb`] (absorption, and executing a task's bytes through
 //! its redirects), [`edges`] (merging edges, finding blocked segments,
 //! segment ranges), [`lazy`] (deferring copies whose destination went to
@@ -36,6 +36,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod absorb;
 pub mod edges;
+pub mod fresh;
 pub mod ingest;
 pub mod lazy;
 pub mod query;
@@ -142,7 +143,7 @@ impl Tracker {
         let ext = unsafe { &*e.ext.get() };
         // (these ranges are disjoint, except d and s of an overlapping move,
         // which has no redirects: each run is visited about once)
-        if !self.map.remove_task(t) {
+        if !self.map.remove_task(t, s) {
             self.map.remove(d, d + n, t, ext.seq);
             self.map.remove(s, s + n, t, ext.seq);
             for r in &ext.redirects {

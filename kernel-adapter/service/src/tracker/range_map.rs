@@ -5,15 +5,18 @@
 //! A task whose source and destination overlap nothing pending (a stream
 //! of copies into buffers no other pending copy touches) is one reader run
 //! and one writer run of its own. Up to [`FRESH_MAX`] such tasks are kept
-//! in a small unsorted list beside the `BTreeMap` instead, scanned
-//! linearly: a few compares each, where two inserts and two removes in the
-//! tree cost ~2,000 instructions per task (bench/results). Invariant: the
-//! ranges of the list's tasks overlap no run and no other listed range.
+//! beside the `BTreeMap` instead, in a list indexed by address
+//! ([`FreshSet`]): a few compares each, where two inserts and two removes in
+//! the tree cost ~2,000 instructions per task (bench/results). Invariant:
+//! the ranges of the listed tasks overlap no run and no other listed range.
 //! Every method that adds runs first moves the listed tasks it touches
 //! into the tree ([`RangeMap::spill`]); the read-only ones see both.
 
+use super::fresh::{Fresh, FreshSet};
 use crate::task::TaskRef;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+
+pub use super::fresh::FRESH_MAX;
 
 /// An access of a task to a run: which task, its ingest sequence number,
 /// and the task offset (bytes) of the run's first byte.
@@ -33,46 +36,33 @@ struct Run {
     end: usize,
     writer: Option<Acc>,
     /// Sorted by `seq` (ingest order; readers are only ever appended by the
-    /// task being ingested, which has the highest `seq` so far).
-    readers: Vec<Acc>,
+    /// task being ingested, which has the highest `seq` so far). A deque:
+    /// tasks mostly retire oldest first, and a run read by hundreds of
+    /// pending copies (one source, many destinations) would otherwise shift
+    /// its whole list at each retire.
+    readers: VecDeque<Acc>,
 }
 
 fn shift_acc(a: Acc, by: usize) -> Acc {
     Acc { off: a.off + by, ..a }
 }
 
-/// A fresh task of the list (module docs): it reads `[src, src + len)`
-/// and writes `[dst, dst + len)`, both at task offset 0 (`acc.off == 0`).
-#[derive(Clone, Copy, Debug)]
-struct Fresh {
-    src: usize,
-    dst: usize,
-    len: usize,
-    acc: Acc,
-}
-
-impl Fresh {
-    #[inline(always)]
-    fn touches(&self, lo: usize, hi: usize) -> bool {
-        (self.src < hi && lo < self.src + self.len) || (self.dst < hi && lo < self.dst + self.len)
-    }
-}
-
-/// Most fresh tasks kept out of the tree (module docs): a stream keeping 16
-/// copies in flight fits; more go to the tree.
-pub const FRESH_MAX: usize = 24;
-
 /// Non-overlapping runs of pending accesses keyed by start address.
 #[derive(Default)]
 pub struct RangeMap {
     runs: BTreeMap<usize, Run>,
     /// Fresh tasks kept out of `runs` (module docs), at most [`FRESH_MAX`].
-    fresh: Vec<Fresh>,
+    fresh: FreshSet,
     work: u64,
     /// Empty reader lists of removed runs, reused by new runs (a stream of
     /// copies would otherwise allocate and free one per task).
-    spare: Vec<Vec<Acc>>,
+    spare: Vec<VecDeque<Acc>>,
 }
+
+/// Runs above which a removal merges the runs it leaves equal
+/// ([`RangeMap::coalesce`]); below it the boundaries stay (a few more runs
+/// cost less than the merge's searches on every removal).
+const COALESCE_RUNS: usize = 1024;
 
 /// Most reader lists [`RangeMap`] keeps for reuse.
 const SPARE_READERS: usize = 256;
@@ -80,7 +70,7 @@ const SPARE_READERS: usize = 256;
 impl RangeMap {
     /// An empty map.
     pub const fn new() -> Self {
-        RangeMap { runs: BTreeMap::new(), fresh: Vec::new(), work: 0, spare: Vec::new() }
+        RangeMap { runs: BTreeMap::new(), fresh: FreshSet::new(), work: 0, spare: Vec::new() }
     }
 
     /// True when some recorded access overlaps `[lo, hi)` (one search: runs
@@ -88,7 +78,7 @@ impl RangeMap {
     /// `lo`; plus the fresh list).
     #[inline]
     pub fn overlaps(&self, lo: usize, hi: usize) -> bool {
-        lo < hi && (self.runs.range(..hi).next_back().is_some_and(|(_, r)| r.end > lo) || self.fresh.iter().any(|f| f.touches(lo, hi)))
+        lo < hi && (self.runs.range(..hi).next_back().is_some_and(|(_, r)| r.end > lo) || self.fresh.any_touching(lo, hi))
     }
 
     /// Record task `a.t` (offset 0) reading `[src, src + len)` and writing
@@ -98,10 +88,7 @@ impl RangeMap {
     #[inline]
     pub fn insert_task(&mut self, src: usize, dst: usize, len: usize, a: Acc) {
         debug_assert!(a.off == 0 && len != 0 && (src + len <= dst || dst + len <= src));
-        if self.fresh.capacity() == 0 {
-            self.fresh.reserve_exact(FRESH_MAX);
-        }
-        if self.fresh.len() < FRESH_MAX {
+        if self.fresh.fits(len) {
             self.fresh.push(Fresh { src, dst, len, acc: a });
             return;
         }
@@ -109,13 +96,14 @@ impl RangeMap {
         self.insert_fresh(dst, dst + len, a, true);
     }
 
-    /// Forget task `t` if it is on the fresh list; false when it is not
-    /// (its accesses are runs: [`RangeMap::remove`] them).
+    /// Forget task `t`, which reads from `src`, if it is on the fresh
+    /// list; false when it is not (its accesses are runs:
+    /// [`RangeMap::remove`] them).
     #[inline]
-    pub fn remove_task(&mut self, t: TaskRef) -> bool {
-        match self.fresh.iter().position(|f| f.acc.t == t) {
+    pub fn remove_task(&mut self, t: TaskRef, src: usize) -> bool {
+        match self.fresh.find(t, src) {
             Some(i) => {
-                self.fresh.swap_remove(i);
+                self.fresh.remove_at(i);
                 self.work += 1;
                 true
             }
@@ -127,16 +115,21 @@ impl RangeMap {
     /// a visit of `[lo, hi)` sees every access there as runs in address
     /// order (and runs may be added there).
     pub fn spill(&mut self, lo: usize, hi: usize) {
-        let mut i = 0;
-        while i < self.fresh.len() {
-            let f = self.fresh[i];
-            if f.touches(lo, hi) {
-                self.fresh.swap_remove(i);
-                self.insert_fresh(f.src, f.src + f.len, f.acc, false);
-                self.insert_fresh(f.dst, f.dst + f.len, f.acc, true);
-            } else {
-                i += 1;
-            }
+        if lo >= hi || self.fresh.is_empty() {
+            return;
+        }
+        let mut hit: Vec<usize> = Vec::new();
+        self.fresh.each_touching(lo, hi, |i, _| hit.push(i));
+        if hit.is_empty() {
+            return;
+        }
+        // (highest position first: a removal moves the last task only)
+        hit.sort_unstable_by(|a, b| b.cmp(a));
+        hit.dedup();
+        for i in hit {
+            let f = self.fresh.remove_at(i);
+            self.insert_fresh(f.src, f.src + f.len, f.acc, false);
+            self.insert_fresh(f.dst, f.dst + f.len, f.acc, true);
         }
     }
 
@@ -150,14 +143,14 @@ impl RangeMap {
         let writer = if write {
             Some(a)
         } else {
-            readers.push(a);
+            readers.push_back(a);
             None
         };
         self.runs.insert(lo, Run { end: hi, writer, readers });
     }
 
     /// Keep an emptied run's reader list for reuse.
-    fn recycle(&mut self, mut v: Vec<Acc>) {
+    fn recycle(&mut self, mut v: VecDeque<Acc>) {
         if self.spare.len() < SPARE_READERS && v.capacity() != 0 {
             v.clear();
             self.spare.push(v);
@@ -215,19 +208,21 @@ impl RangeMap {
         }
         // then the fresh tasks (not in address order: callers that need
         // the order spill first)
-        for x in &self.fresh {
-            for (base, write) in [(x.src, false), (x.dst, true)] {
-                let (a, b) = (base.max(lo), (base + x.len).min(hi));
-                if a < b {
-                    let acc = shift_acc(x.acc, a - base);
-                    if write {
-                        f(a, b, Some(acc), &mut core::iter::empty());
-                    } else {
-                        f(a, b, None, &mut core::iter::once(acc));
-                    }
-                }
-            }
+        if self.fresh.is_empty() {
+            return;
         }
+        let all = self.fresh.all();
+        self.fresh.each_touching(lo, hi, |i, write| {
+            let x = &all[i];
+            let base = if write { x.dst } else { x.src };
+            let (a, b) = (base.max(lo), (base + x.len).min(hi));
+            let acc = shift_acc(x.acc, a - base);
+            if write {
+                f(a, b, Some(acc), &mut core::iter::empty());
+            } else {
+                f(a, b, None, &mut core::iter::once(acc));
+            }
+        });
     }
 
     /// True when some pending task writes a byte of `[lo, hi)`.
@@ -277,8 +272,8 @@ impl RangeMap {
     pub fn add_reader(&mut self, lo: usize, hi: usize, a: Acc) {
         if lo < hi {
             self.cover(lo, hi, |s, r| {
-                debug_assert!(r.readers.last().is_none_or(|l| l.seq <= a.seq), "readers out of ingest order");
-                r.readers.push(shift_acc(a, s - lo));
+                debug_assert!(r.readers.back().is_none_or(|l| l.seq <= a.seq), "readers out of ingest order");
+                r.readers.push_back(shift_acc(a, s - lo));
             });
         }
     }
@@ -286,8 +281,8 @@ impl RangeMap {
     /// Smallest ingest sequence number of a task with a recorded access
     /// (every pending task writes its destination), `None` when empty.
     pub fn min_seq(&self) -> Option<u64> {
-        let runs = self.runs.values().flat_map(|r| r.writer.iter().chain(r.readers.first())).map(|a| a.seq).min();
-        let fresh = self.fresh.iter().map(|f| f.acc.seq).min();
+        let runs = self.runs.values().flat_map(|r| r.writer.iter().chain(r.readers.front())).map(|a| a.seq).min();
+        let fresh = self.fresh.all().iter().map(|f| f.acc.seq).min();
         runs.into_iter().chain(fresh).min()
     }
 
@@ -306,6 +301,8 @@ impl RangeMap {
                 if r.writer.is_none() && r.readers.is_empty() {
                     let r = o.remove();
                     self.recycle(r.readers);
+                } else {
+                    self.coalesce_around(lo, hi);
                 }
                 return;
             }
@@ -318,8 +315,56 @@ impl RangeMap {
             if r.writer.is_none() && r.readers.is_empty() {
                 let r = self.runs.remove(&s).expect("run");
                 self.recycle(r.readers);
+            } else {
+                self.coalesce(s);
             }
         }
+        if self.runs.len() > COALESCE_RUNS {
+            if let Some((&s, _)) = self.runs.range(hi..).next() {
+                self.coalesce(s);
+            }
+        }
+    }
+
+    /// [`RangeMap::coalesce`] at both ends of the run `[lo, hi)`.
+    fn coalesce_around(&mut self, lo: usize, hi: usize) {
+        if self.runs.len() <= COALESCE_RUNS {
+            return;
+        }
+        if self.runs.contains_key(&hi) {
+            self.coalesce(hi);
+        }
+        self.coalesce(lo);
+    }
+
+    /// Merge the run starting at `s` into the run that ends there when both
+    /// hold the same accesses (the same writer and readers, at offsets that
+    /// continue across the boundary). Without it, the boundaries of every
+    /// task that ever read a buffer that always has some pending reader (one
+    /// source, many copies) would stay, and each later task would visit them
+    /// all.
+    fn coalesce(&mut self, s: usize) {
+        if self.runs.len() <= COALESCE_RUNS {
+            return;
+        }
+        let Some((&p, prev)) = self.runs.range(..s).next_back() else { return };
+        if prev.end != s {
+            return;
+        }
+        let cur = &self.runs[&s];
+        let by = s - p;
+        let same = |a: &Acc, b: &Acc| a.t == b.t && a.seq == b.seq && a.off + by == b.off;
+        let writers = match (&prev.writer, &cur.writer) {
+            (None, None) => true,
+            (Some(a), Some(b)) => same(a, b),
+            _ => false,
+        };
+        if !writers || prev.readers.len() != cur.readers.len() || !prev.readers.iter().zip(cur.readers.iter()).all(|(a, b)| same(a, b)) {
+            return;
+        }
+        let cur = self.runs.remove(&s).expect("run");
+        self.runs.get_mut(&p).expect("run").end = cur.end;
+        self.recycle(cur.readers);
     }
 
     /// Forget `t`'s accesses recorded in `r`; returns the work done (runs
@@ -329,8 +374,8 @@ impl RangeMap {
             r.writer = None;
         }
         let a = r.readers.partition_point(|x| x.seq < seq);
-        let b = a + r.readers[a..].iter().take_while(|x| x.seq == seq).count();
-        debug_assert!(r.readers[a..b].iter().all(|x| x.t == t));
+        let b = a + r.readers.range(a..).take_while(|x| x.seq == seq).count();
+        debug_assert!(r.readers.range(a..b).all(|x| x.t == t));
         let work = 1 + u64::from(r.readers.len().max(1).ilog2()) + 1 + (b - a) as u64;
         r.readers.drain(a..b);
         work
@@ -341,15 +386,15 @@ impl RangeMap {
         let mut v = Vec::new();
         if let Some((&s, r)) = self.runs.range(..x).next_back() {
             if r.end > x {
-                v.push((s, r.end, r.writer, r.readers.clone()));
+                v.push((s, r.end, r.writer, r.readers.iter().copied().collect()));
             }
         }
         for (&s, r) in self.runs.range(x..).take(max) {
-            v.push((s, r.end, r.writer, r.readers.clone()));
+            v.push((s, r.end, r.writer, r.readers.iter().copied().collect()));
         }
         if !self.fresh.is_empty() {
-            for f in &self.fresh {
-                for (base, write) in [(f.src, false), (f.dst, true)] {
+            for f in self.fresh.all() {
+                for (base, write) in f.ranges() {
                     if base + f.len > x {
                         let (w, r) = if write { (Some(f.acc), Vec::new()) } else { (None, vec![f.acc]) };
                         v.push((base, base + f.len, w, r));
@@ -403,7 +448,8 @@ mod tests {
     #[test]
     fn remove_stops_inside_a_run_that_reaches_past_the_range() {
         // task 1 reads [100, 200); task 2 writes [150, 300): runs [100,150)
-        // [150,200) [200,300); retiring task 1 visits the first two only
+        // [150,200) [200,300); retiring task 1 visits the first two only,
+        // (the two runs left with task 2 alone stay apart: few runs)
         let mut m = RangeMap::new();
         m.add_reader(100, 200, acc(1, 0));
         m.add_writer(150, 300, acc(2, 0));
@@ -417,6 +463,36 @@ mod tests {
         m.remove(300, 400, tr(3), 3);
         m.remove(150, 300, tr(2), 2);
         assert!(m.is_empty());
+    }
+
+    #[test]
+    fn retired_boundaries_inside_a_long_lived_access_merge_away() {
+        // task 1 reads [0, 1 MiB) all along; 6000 tasks read 64 KiB at
+        // shifting offsets inside it and retire in order: past
+        // COALESCE_RUNS their boundaries go with them, so no later task
+        // visits thousands of runs
+        let mut m = RangeMap::new();
+        let lo_of = |p: u64| (p as usize * 509) % (1 << 19) + p as usize % 7;
+        m.add_reader(0, 1 << 20, acc(1, 0));
+        for p in 2..6002u64 {
+            m.add_reader(lo_of(p), lo_of(p) + 65536, acc(p, 0));
+            if p >= 34 {
+                let q = p - 32;
+                m.remove(lo_of(q), lo_of(q) + 65536, tr(q), q);
+            }
+            assert!(m.runs.len() <= COALESCE_RUNS + 2 * 33 + 2, "{} runs with 33 tasks pending", m.runs.len());
+        }
+        for q in 5970..6002u64 {
+            m.remove(lo_of(q), lo_of(q) + 65536, tr(q), q);
+        }
+        assert!(m.runs.len() <= COALESCE_RUNS + 1, "{} runs left", m.runs.len());
+        let mut end = 0;
+        m.visit(0, 1 << 21, |a, b, w, r| {
+            assert!(a == end && w.is_none());
+            assert_eq!(r.map(|x| (x.t.pos, x.off)).collect::<Vec<_>>(), vec![(1, a)]);
+            end = b;
+        });
+        assert_eq!(end, 1 << 20);
     }
 
     #[test]
@@ -463,8 +539,8 @@ mod tests {
         assert_eq!(w.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(), vec![(1000, 1100), (1200, 1300)]);
         // a reader of task 2's destination: task 2 moves into the tree
         m.add_reader(1250, 1260, acc(3, 0));
-        assert!(m.remove_task(tr(1)));
-        assert!(!m.remove_task(tr(2)), "task 2 was spilled");
+        assert!(m.remove_task(tr(1), 0));
+        assert!(!m.remove_task(tr(2), 200), "task 2 was spilled");
         m.remove(1200, 1300, tr(2), 2);
         m.remove(200, 300, tr(2), 2);
         m.remove(1250, 1260, tr(3), 3);
@@ -477,7 +553,7 @@ mod tests {
         assert_eq!(m.len(), 2 * (FRESH_MAX + 2));
         for p in 0..FRESH_MAX as u64 + 2 {
             let a = p as usize * 1000;
-            if !m.remove_task(tr(p)) {
+            if !m.remove_task(tr(p), a) {
                 m.remove(a, a + 100, tr(p), p);
                 m.remove(a + 500, a + 600, tr(p), p);
             }
