@@ -168,29 +168,31 @@ fn has_symbol(module: &Module, quoted: &str) -> bool {
     false
 }
 
-/// libcopier's entry points and the address helpers every lowering uses.
+/// libcopier's entry points, by their reserved symbols
+/// (`copier_abi::symbols::PUBLIC`: a program's own `csync` never takes
+/// these calls), and the address helpers every lowering uses.
 /// `__copiergen_wait_handle(h, dst, src, n, start, len)`: the wait of token
 /// `h` of a copy of `n` bytes from `src` to `dst` (addresses) on the bytes
 /// `[start, start + len)`.
 const RUNTIME: &str = r#"
-  func.func private @amemcpy(!llvm.ptr, !llvm.ptr, i64) -> !llvm.ptr
-  func.func private @copier_submit(!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) -> i64
-  func.func private @copier_wait(i64, i64, i64) -> i32
-  func.func private @csync(!llvm.ptr, i64)
+  func.func private @__copier_amemcpy(!llvm.ptr, !llvm.ptr, i64) -> !llvm.ptr
+  func.func private @__copier_submit(!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) -> i64
+  func.func private @__copier_wait(i64, i64, i64) -> i32
+  func.func private @__copier_csync(!llvm.ptr, i64)
   func.func private @__copiergen_amemcpy(%d: index, %s: index, %n: index) {
     %di = arith.index_cast %d : index to i64
     %si = arith.index_cast %s : index to i64
     %ni = arith.index_cast %n : index to i64
     %dp = llvm.inttoptr %di : i64 to !llvm.ptr
     %sp = llvm.inttoptr %si : i64 to !llvm.ptr
-    %r = func.call @amemcpy(%dp, %sp, %ni) : (!llvm.ptr, !llvm.ptr, i64) -> !llvm.ptr
+    %r = func.call @__copier_amemcpy(%dp, %sp, %ni) : (!llvm.ptr, !llvm.ptr, i64) -> !llvm.ptr
     return
   }
   func.func private @__copiergen_csync(%a: index, %n: index) {
     %ai = arith.index_cast %a : index to i64
     %ni = arith.index_cast %n : index to i64
     %ap = llvm.inttoptr %ai : i64 to !llvm.ptr
-    func.call @csync(%ap, %ni) : (!llvm.ptr, i64) -> ()
+    func.call @__copier_csync(%ap, %ni) : (!llvm.ptr, i64) -> ()
     return
   }
   func.func private @__copiergen_wait_handle(%h: i64, %d: index, %s: index, %n: index, %a: index, %len: index) {
@@ -218,7 +220,7 @@ const RUNTIME: &str = r#"
       %offi = arith.index_cast %off : index to i64
       %leni = arith.index_cast %len : index to i64
       %ok = scf.if %use -> (i1) {
-        %r = func.call @copier_wait(%h, %offi, %leni) : (i64, i64, i64) -> i32
+        %r = func.call @__copier_wait(%h, %offi, %leni) : (i64, i64, i64) -> i32
         %r0 = arith.constant 0 : i32
         %waited = arith.cmpi eq, %r, %r0 : i32
         scf.yield %waited : i1
@@ -258,7 +260,7 @@ fn submit_helper(small: u64) -> String {
     }} else {{
       %f = arith.constant 0 : i32
       %null = llvm.mlir.zero : !llvm.ptr
-      %r = func.call @copier_submit(%dp, %sp, %ni, %f, %null, %null) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) -> i64
+      %r = func.call @__copier_submit(%dp, %sp, %ni, %f, %null, %null) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) -> i64
       scf.yield %r : i64
     }}
     return %h : i64

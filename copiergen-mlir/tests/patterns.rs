@@ -69,8 +69,8 @@ fn every_pattern_lowers_to_llvm_ir_with_libcopier_calls() {
         let (_, _, counts) = rewrite_text(&text, placement).unwrap();
         let ll = lower_text(&text, placement, DEFAULT_LOWERING)
             .unwrap_or_else(|f| panic!("{}: {}: {:?}", path.display(), f.what, f.diags));
-        assert_eq!(ll.contains("call i64 @copier_submit"), counts.asynchronous > 0, "{}", path.display());
-        assert_eq!(ll.contains("call void @csync") || ll.contains("call i32 @copier_wait"), counts.waits > 0, "{}", path.display());
+        assert_eq!(ll.contains("call i64 @__copier_submit"), counts.asynchronous > 0, "{}", path.display());
+        assert_eq!(ll.contains("call void @__copier_csync") || ll.contains("call i32 @__copier_wait"), counts.waits > 0, "{}", path.display());
     }
 }
 

@@ -9,7 +9,11 @@
 //! | info (`--version`, `-v`, `-print-*` alone) | nothing |
 //! | preprocess, syntax-only | `-idirafter <include>` (only if some input is preprocessed: not for `.s`, `.i`, `.ll`, `.bc` or objects alone; likewise below) |
 //! | compile (`-c`, `-S`, `-emit-llvm`) | `-idirafter <include>`; `-fpass-plugin=<plugin>` and the plugin's options (in `COPIERGEN_OPTIONS`, also `-copiergen-link-runtime` without `--sanitize`) if some input is compiled to code (not only assembly: `.s`, `.S`, `-x assembler*`) |
-//! | link | the above, then libcopier and what it needs (forced in with `-Wl,--undefined=csync_all` only at an `-flto` link of objects alone and with `--copier-no-rewrite`: otherwise the modules the pass compiled refer to it, unless they define a libcopier name themselves); with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time, except for an `-flto` link of objects alone one of which defines a libcopier name ([`crate::link_names`]): a warning, and clang's link |
+//! | link | the above, then libcopier and what it needs (forced in with `-Wl,--undefined=__copier_csync_all` only at an `-flto` link of objects alone and with `--copier-no-rewrite`: otherwise the modules the pass compiled refer to it, unless they define a reserved libcopier name themselves); with `-flto` also `-fuse-ld=lld -Wl,--load-pass-plugin=<plugin>` so the pass runs at link time; an `-flto` link of objects alone one of which defines a reserved libcopier name (`__copier_csync`, [`crate::link_names`]) is refused with an error naming it |
+//!
+//! The pass calls only libcopier's reserved symbols (`__copier_csync`);
+//! its public names (`csync`) are weak, so a program that defines its own
+//! `csync` links and keeps it (`copier_abi::symbols`).
 //!
 //! libcopier is static by default (`libcopier.a` followed by the system
 //! libraries a Rust staticlib needs). For `-shared` it is linked with
@@ -100,7 +104,7 @@ pub trait Resources {
     /// Directory holding `copier.h`.
     fn include_dir(&self) -> Result<PathBuf, Error>;
     /// The first `(input, name)` among the link inputs `objects` that
-    /// defines a name of libcopier's ([`crate::link_names`]).
+    /// defines a reserved name of libcopier's ([`crate::link_names`]).
     fn defined_runtime_name(&self, objects: &[OsString]) -> Option<(OsString, String)>;
 }
 
@@ -195,15 +199,13 @@ pub fn additions(lang: Lang, args: &[OsString], opts: &CopierOpts, res: &dyn Res
     let in_lld = !opts.no_rewrite && action == Action::Link && inv.lto;
     if in_lld && !in_clang && !opts.sanitize && inv.adds_runtime() {
         // An -flto link of objects alone must force libcopier in (the pass
-        // runs after the archive members are chosen): not when an input
-        // defines one of libcopier's names, which would clash with it. That
-        // link is clang's, with the pass's warning.
+        // runs after the archive members are chosen), which an input that
+        // defines one of libcopier's reserved symbols clashes with.
         if let Some((input, name)) = res.defined_runtime_name(&inv.objects) {
-            add.warnings.push(format!(
-                "{}: the module defines '{name}' itself, a name of libcopier's; linking it as clang does (no libcopier, no link-time pass): every copy of the module stays synchronous",
+            return Err(Error::Usage(format!(
+                "{}: defines '{name}', a symbol reserved for libcopier (identifiers that begin with two underscores are reserved); rename it (libcopier's public names, such as csync, a program may define)",
                 input.to_string_lossy()
-            ));
-            return Ok(add);
+            )));
         }
     }
     let plugin = if in_clang || in_lld { Some(res.plugin()?) } else { None };
@@ -211,8 +213,8 @@ pub fn additions(lang: Lang, args: &[OsString], opts: &CopierOpts, res: &dyn Res
     if plugin.is_some() {
         // Read by the plugin wherever it is loaded (lld parses -mllvm before
         // it loads plugins); --sanitize's plugin_env::SANITIZE_OPTIONS too.
-        // Each module refers to libcopier unless it defines a name of
-        // libcopier's itself ([`add_runtime`] then forces nothing in). In
+        // Each module refers to libcopier unless it defines a reserved name
+        // of libcopier's itself ([`add_runtime`] then forces nothing in). In
         // the environment, which only the real plugin reads (an older or a
         // stub plugin would reject an unknown -mllvm option).
         let mut options = Vec::new();
@@ -371,15 +373,15 @@ fn add_runtime(
         // Pull the runtime in even when no copy was rewritten, so
         // COPIER_STATS=1 still prints its (zero) line (runtime finding).
         // Other links get it from the modules the pass compiled
-        // (LINK_RUNTIME_OPTION), and not for a module that defines a name
-        // of libcopier's (`int csync;`: the pass warns and the program
-        // links as with clang, trial finding), since libcopier.a is one
-        // object defining every entry point. At -flto the pass runs
+        // (LINK_RUNTIME_OPTION), and not for a module that defines a
+        // reserved name of libcopier's (`int __copier_csync;`: the pass
+        // warns and the program links as with clang), since libcopier.a is
+        // one object defining every entry point. At -flto the pass runs
         // after the archive members are chosen (the modules this line
         // compiles refer to libcopier from their pre-link run, and record a
         // clash for the link-time run), and without the pass nothing
         // refers to the runtime.
-        add.args.push(os("-Wl,--undefined=csync_all"));
+        add.args.push(os("-Wl,--undefined=__copier_csync_all"));
     }
     add.args.push(os(dir.join(archive)));
     // Only what libcopier uses becomes a DT_NEEDED entry (today none of
@@ -483,7 +485,7 @@ mod tests {
             Ok("/l".into())
         }
         fn defined_runtime_name(&self, objects: &[OsString]) -> Option<(OsString, String)> {
-            objects.iter().find(|o| o.to_string_lossy().contains("defines_csync")).map(|o| (o.clone(), "csync".to_owned()))
+            objects.iter().find(|o| o.to_string_lossy().contains("defines_reserved")).map(|o| (o.clone(), "__copier_csync".to_owned()))
         }
         fn include_dir(&self) -> Result<PathBuf, Error> {
             Ok("/i".into())
@@ -630,7 +632,7 @@ mod tests {
         // even with no copy rewritten: the runtime (and its stats line) is
         // linked, forced in where no pass can refer to it (-flto,
         // --copier-no-rewrite), else through the modules' references
-        let forced = |line: &str, o: &CopierOpts| add(line, o).unwrap().contains(&"-Wl,--undefined=csync_all".to_owned());
+        let forced = |line: &str, o: &CopierOpts| add(line, o).unwrap().contains(&"-Wl,--undefined=__copier_csync_all".to_owned());
         assert!(forced("-flto -lm -o prog", &d()));
         assert!(forced("-lm -o prog", &CopierOpts { no_rewrite: true, ..d() }));
         assert!(!forced("-lm -o prog", &d()));
@@ -644,10 +646,13 @@ mod tests {
     }
 
     #[test]
-    fn lto_link_of_an_object_defining_csync_is_clangs() {
+    fn lto_link_of_an_object_defining_a_reserved_name_is_refused() {
+        let e = additions(Lang::C, &["-flto", "defines_reserved.o", "-o", "prog"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, Error::Usage(_)) && m.contains("defines_reserved.o: defines '__copier_csync', a symbol reserved for libcopier"), "{m}");
+        // A program's own public name is no clash (libcopier's is weak).
         let a = additions(Lang::C, &["-flto", "defines_csync.o", "-o", "prog"].map(OsString::from), &d(), &Fake { has_plugin: true }).unwrap();
-        assert!(a.args.is_empty() && !a.loads_plugin, "{a:?}");
-        assert!(a.warnings[0].contains("the module defines 'csync' itself"), "{a:?}");
+        assert!(a.loads_plugin && a.warnings.is_empty() && a.args.contains(&"-Wl,--undefined=__copier_csync_all".into()), "{a:?}");
     }
 
     #[test]

@@ -188,7 +188,7 @@ fn checked() -> bool {
 /// # Safety
 /// As `write`; the copy contract (no source written or freed before its
 /// `csync`) holds for the copies that write `buf`.
-#[no_mangle]
+#[export_name = "__copier_write"]
 pub unsafe extern "C" fn copier_write(fd: c_int, buf: *const c_void, n: usize) -> ssize_t {
     if !maybe_pending() {
         // SAFETY: caller contract.
@@ -218,7 +218,7 @@ unsafe fn write_slow(fd: c_int, buf: *const c_void, n: usize) -> ssize_t {
 ///
 /// # Safety
 /// As [`copier_write`].
-#[no_mangle]
+#[export_name = "__copier_pwrite"]
 pub unsafe extern "C" fn copier_pwrite(fd: c_int, buf: *const c_void, n: usize, offset: off_t) -> ssize_t {
     if !maybe_pending() {
         // SAFETY: caller contract.
@@ -248,7 +248,7 @@ unsafe fn pwrite_slow(fd: c_int, buf: *const c_void, n: usize, offset: off_t) ->
 ///
 /// # Safety
 /// As `writev`, plus the contract of [`copier_write`].
-#[no_mangle]
+#[export_name = "__copier_writev"]
 pub unsafe extern "C" fn copier_writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     if !maybe_pending() {
         // SAFETY: caller contract.
@@ -278,7 +278,7 @@ unsafe fn writev_slow(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
 ///
 /// # Safety
 /// As [`copier_writev`].
-#[no_mangle]
+#[export_name = "__copier_pwritev"]
 pub unsafe extern "C" fn copier_pwritev(fd: c_int, iov: *const iovec, cnt: c_int, offset: off_t) -> ssize_t {
     if !maybe_pending() {
         // SAFETY: caller contract.
@@ -328,7 +328,7 @@ unsafe fn sendmsg_with(fd: c_int, base: Option<&msghdr>, name: *const sockaddr, 
 ///
 /// # Safety
 /// As [`copier_write`].
-#[no_mangle]
+#[export_name = "__copier_send"]
 pub unsafe extern "C" fn copier_send(fd: c_int, buf: *const c_void, n: usize, flags: c_int) -> ssize_t {
     if !maybe_pending() {
         // SAFETY: caller contract.
@@ -344,7 +344,7 @@ pub unsafe extern "C" fn copier_send(fd: c_int, buf: *const c_void, n: usize, fl
 ///
 /// # Safety
 /// As [`copier_write`]; `addr` as for `sendto`.
-#[no_mangle]
+#[export_name = "__copier_sendto"]
 pub unsafe extern "C" fn copier_sendto(
     fd: c_int,
     buf: *const c_void,
@@ -396,7 +396,7 @@ unsafe fn sendto_slow(fd: c_int, buf: *const c_void, n: usize, flags: c_int, add
 ///
 /// # Safety
 /// As `sendmsg`, plus the contract of [`copier_write`].
-#[no_mangle]
+#[export_name = "__copier_sendmsg"]
 pub unsafe extern "C" fn copier_sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
     if !maybe_pending() {
         // SAFETY: caller contract.
@@ -442,7 +442,7 @@ unsafe fn sendmsg_slow(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
 ///
 /// # Safety
 /// As `fwrite`.
-#[no_mangle]
+#[export_name = "__copier_fwrite"]
 pub unsafe extern "C" fn copier_fwrite(buf: *const c_void, size: usize, nmemb: usize, stream: *mut FILE) -> usize {
     if maybe_pending() {
         let saved = errno();

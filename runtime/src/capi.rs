@@ -56,7 +56,7 @@ fn handler_word(f: copier_handler_fn) -> usize {
 /// As `memcpy`: both ranges valid for `n` bytes. Until a `csync` covering
 /// them returns, the program must not read or write `dst` nor write or free
 /// `src`.
-#[no_mangle]
+#[export_name = "__copier_amemcpy"]
 pub unsafe extern "C" fn amemcpy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
     // Fast path: one load proves nothing is pending anywhere and the copy
     // is below the threshold (`copier_adapter::gate`); then a tail jump to
@@ -120,7 +120,7 @@ unsafe extern "C" fn submit_slow(dst: *mut c_void, src: *const c_void, n: usize,
 ///
 /// # Safety
 /// As `memmove`, plus the `csync` rule of [`amemcpy`].
-#[no_mangle]
+#[export_name = "__copier_amemmove"]
 pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
     // fast path: see amemcpy
     // SAFETY: forwarded caller contract.
@@ -135,7 +135,7 @@ pub unsafe extern "C" fn amemmove(dst: *mut c_void, src: *const c_void, n: usize
 ///
 /// # Safety
 /// As [`amemcpy`].
-#[no_mangle]
+#[export_name = "__copier_amemcpy_lazy"]
 pub unsafe extern "C" fn amemcpy_lazy(dst: *mut c_void, src: *const c_void, n: usize) -> *mut c_void {
     crate::ensure_init();
     // SAFETY: forwarded caller contract.
@@ -163,7 +163,7 @@ pub unsafe extern "C" fn amemcpy_lazy(dst: *mut c_void, src: *const c_void, n: u
 ///
 /// # Safety
 /// As [`amemcpy`]; `fn` must be safe to call with `arg` from any thread.
-#[no_mangle]
+#[export_name = "__copier_amemcpy_handler"]
 pub unsafe extern "C" fn amemcpy_handler(
     dst: *mut c_void,
     src: *const c_void,
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn amemcpy_handler(
 /// csync, a later copy of the other thread into the same bytes may be
 /// applied first. So csync waits for the calling thread's copies only: a
 /// copy another thread submitted is that thread's to csync.
-#[no_mangle]
+#[export_name = "__copier_csync"]
 pub extern "C" fn csync(addr: *const c_void, n: usize) {
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
@@ -218,7 +218,7 @@ pub extern "C" fn csync(addr: *const c_void, n: usize) {
 /// `copier_drop` gives unspecified bytes. CopierGen emits it before a
 /// `free` of, or at the end of the lifetime of, the destination of a copy
 /// it submitted lazy. `copier_drop(p, 0)` returns at once.
-#[no_mangle]
+#[export_name = "__copier_drop"]
 pub extern "C" fn copier_drop(addr: *const c_void, n: usize) {
     backend::discard(addr as usize, n);
 }
@@ -227,7 +227,7 @@ pub extern "C" fn copier_drop(addr: *const c_void, n: usize) {
 /// completed and its completion handler has run. Inside a completion
 /// handler, handlers already running (including the caller) are not waited
 /// for (see [`amemcpy_handler`]).
-#[no_mangle]
+#[export_name = "__copier_csync_all"]
 pub extern "C" fn csync_all() {
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
@@ -245,7 +245,7 @@ pub extern "C" fn csync_all() {
 /// forward step (none within 64 KiB after one of the thread's last 4
 /// requests: a walk from the end, scattered reads) it waits for the whole
 /// destination of the thread's copies under `addr`.
-#[no_mangle]
+#[export_name = "__copier_csync_ready_end"]
 pub extern "C" fn csync_ready_end(addr: *const c_void, n: usize) -> *const c_void {
     if crate::sites::observing() {
         let t0 = copier_adapter::sys::now_ns();
@@ -279,7 +279,7 @@ const KNOWN_FLAGS: u32 = COPIER_LAZY | COPIER_MOVE;
 ///
 /// # Safety
 /// As [`amemcpy`] (as `memmove` with [`COPIER_MOVE`] or unknown bits).
-#[no_mangle]
+#[export_name = "__copier_submit"]
 pub unsafe extern "C" fn copier_submit(
     dst: *mut c_void,
     src: *const c_void,
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn copier_submit(
 /// The range can be checked until the copy's slot is reused (after the
 /// submitting thread queued about `queue_depth` more copies); handle `0`
 /// and a reused slot no longer know `n`, and return 0.
-#[no_mangle]
+#[export_name = "__copier_wait"]
 pub extern "C" fn copier_wait(d: copier_desc, offset: usize, len: usize) -> c_int {
     backend::wait_handle(d, offset, len)
 }
@@ -330,7 +330,7 @@ pub extern "C" fn copier_wait(d: copier_desc, offset: usize, len: usize) -> c_in
 /// copied (always for `d == 0` and for a reused slot), 0 when still
 /// pending, -1 for a handle this process never issued or a range not
 /// inside the copy (checked as in [`copier_wait`]).
-#[no_mangle]
+#[export_name = "__copier_query"]
 pub extern "C" fn copier_query(d: copier_desc, offset: usize, len: usize) -> c_int {
     backend::query_handle(d, offset, len)
 }

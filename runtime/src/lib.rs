@@ -2,7 +2,9 @@
 //! Copier article). `amemcpy` submits a copy and returns at once; `csync`
 //! waits only for the bytes about to be touched.
 //!
-//! * C ABI: [`capi`] (header `runtime/include/copier.h`, `copier.pc`).
+//! * C ABI: [`capi`] (header `runtime/include/copier.h`, `copier.pc`):
+//!   reserved `__copier_*` symbols, with the public names as weak
+//!   trampolines (`build.rs`).
 //! * Safe Rust API: [`scope`] / [`Scope::copy`] / [`Pending::sync`].
 //! * Options: `COPIER_OPTIONS=segment_size=4k:threshold=16k:stats=1`
 //!   ([`options`]), `COPIER_STATS=1` prints [`stats`] at exit.

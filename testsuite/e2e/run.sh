@@ -9,7 +9,8 @@
 # testsuite/e2e/profile/sizes.c (built with a size profile), testsuite/e2e/link/*.c
 # (programs defining libcopier names; baseline plain clang-22), examples/copy_parse.c,
 # examples/load_scan.c
-# (on dpkg's status file), the Rust crate testsuite/e2e/rust (through
+# (on dpkg's status file), testsuite/e2e/names (a program defining
+# libcopier's public names in another file; baseline plain clang-22), the Rust crate testsuite/e2e/rust (through
 # `copiergen cargo`), and every testsuite/e2e/regressions/*.c (minimised
 # differential-test failures; built with --copier-threshold=1 so every copy
 # is rewritten, at -O0 and -O2, and with --sanitize at -O2). The baseline of each is the same build with
@@ -121,12 +122,14 @@ fi
 
 # Programs that define libcopier names themselves (link/*.c): the baseline
 # is plain clang-22 (--copier-no-rewrite links libcopier, which defines
-# them too). An external definition gets the pass's one warning, and the
-# program links and prints what clang's does; a `static` one gets none and
-# its copy goes asynchronous. Also at -flto, in one line (the warning comes
-# from the link-time pass) and as -c then a link of the object (from
-# copiergen cc, which links that object as clang does). A module without
-# copies (*_nocopy) gets the warning at -flto only, the same in both forms.
+# them too). A public name (csync, amemcpy: weak in libcopier) is the
+# program's own: no warning, and the copy goes asynchronous. A reserved one
+# (defines_reserved.c: __copier_csync) gets the pass's one warning, its
+# copies stay synchronous and the program links and prints what clang's
+# does. Also at -flto, in one line (the warning comes from the link-time
+# pass) and as -c then a link of the object, which copiergen cc refuses
+# for a reserved name (an error naming it). A module without copies
+# (*_nocopy) has nothing to rewrite.
 conflict_warning="the module defines '"
 for src in "$E2E"/link/*.c; do
   n=$(basename "$src" .c)
@@ -142,6 +145,17 @@ for src in "$E2E"/link/*.c; do
     else
       cg_build() { "$COPIERGEN" cc "${opt[@]}" -g "$src" -o "$OUT/$name.cg"; }
     fi
+    if [ "$n" = defines_reserved ] && [ "$mode" = -flto-objects ]; then
+      if cg_build >"$OUT/$name.cg.build" 2>&1 || ! grep -q "defines '__copier_csync', a symbol reserved for libcopier" "$OUT/$name.cg.build"; then
+        failed=$((failed + 1))
+        echo "e2e $name: FAILED: want copiergen cc's error naming __copier_csync"
+        sed 's/^/    /' "$OUT/$name.cg.build"
+      else
+        passed=$((passed + 1))
+        echo "e2e $name: ok, refused: $(grep -o "defines '__copier_csync'.*" "$OUT/$name.cg.build" | cut -c1-80)"
+      fi
+      continue
+    fi
     if ! cg_build >"$OUT/$name.cg.build" 2>&1; then
       failed=$((failed + 1))
       echo "e2e $name: FAILED: copiergen cc did not build it"
@@ -150,9 +164,9 @@ for src in "$E2E"/link/*.c; do
     fi
     warned=$(grep -c "$conflict_warning" "$OUT/$name.cg.build" || true)
     case $n in
-      static_*) want_warned=0 expect_async=1 ;;
-      *_nocopy) want_warned=$(case $mode in -flto*) echo 1 ;; *) echo 0 ;; esac) expect_async=0 ;;
-      *) want_warned=1 expect_async=0 ;;
+      defines_reserved) want_warned=1 expect_async=0 ;;
+      *_nocopy) want_warned=0 expect_async=0 ;;
+      *) want_warned=0 expect_async=1 ;;
     esac
     if [ "$warned" != "$want_warned" ]; then
       failed=$((failed + 1))
@@ -162,6 +176,30 @@ for src in "$E2E"/link/*.c; do
     fi
     check "$name" "$expect_async" "$OUT/$name.base" "$OUT/$name.cg"
   done
+done
+
+# A program that defines libcopier's public names itself in another file
+# (names/own_csync.c: csync, csync_all, amemcpy): it links with the static
+# runtime (libcopier's public names are weak), with --copier-shared and at
+# -flto, its copies go asynchronous (the pass calls only __copier_*), and it
+# prints what clang-22's build prints, also with spawn=0 (a copy runs only
+# when libcopier's csync waits for it, so a pass wait that reached the
+# program's csync would read unwritten bytes).
+clang-22 -O2 "$E2E/names/own_csync.c" "$E2E/names/main.c" -o "$OUT/names.base"
+for mode in static shared lto; do
+  case $mode in
+    static) flags=(-O2) ;;
+    shared) flags=(--copier-shared -O2) ;;
+    lto) flags=(-O2 -flto) ;;
+  esac
+  if ! "$COPIERGEN" cc "${flags[@]}" "$E2E/names/own_csync.c" "$E2E/names/main.c" -o "$OUT/names-$mode.cg" >"$OUT/names-$mode.cg.build" 2>&1; then
+    failed=$((failed + 1))
+    echo "e2e names-$mode: FAILED: copiergen cc did not build it"
+    tail -5 "$OUT/names-$mode.cg.build" | sed 's/^/    /'
+    continue
+  fi
+  check "names-$mode" 1 "$OUT/names.base" "$OUT/names-$mode.cg"
+  COPIER_OPTIONS=spawn=0 check "names-$mode-spawn0" 1 "$OUT/names.base" "$OUT/names-$mode.cg"
 done
 
 # Rust: the crate builds twice, into separate target dirs.

@@ -1,7 +1,7 @@
-; amemcpy is a variable of the program, not a function: one warning, the
+; __copier_amemcpy is a variable of the program, not a function: one warning, the
 ; copies stay synchronous. A pending word of another type warns the same way
 ; (the first conflict found is named).
-@amemcpy = global i32 0
+@__copier_amemcpy = global i32 0
 @__copier_pending = global i8 0
 
 define void @f(ptr %d, ptr %s, i64 %n) {

@@ -1,9 +1,9 @@
-; amemcpy declared with another signature (and csync too): one warning
+; __copier_amemcpy declared with another signature (and __copier_csync too): one warning
 ; naming the first symbol and the declaration libcopier has, and every copy
 ; stays synchronous with the same missed remark, even one the cost model
 ; would have kept synchronous anyway (@f: read right after the copy).
-declare float @amemcpy(i32)
-declare i32 @csync(double)
+declare float @__copier_amemcpy(i32)
+declare i32 @__copier_csync(double)
 
 define void @f(ptr %d, ptr %s) {
   call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 100000, i1 false)

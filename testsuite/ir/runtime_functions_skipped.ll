@@ -1,7 +1,7 @@
-; The Copier runtime's own functions (names amemcpy*, csync*, copier_*,
-; __copier*, section .text.copier*) and copy routines a program defines are
-; never rewritten, or amemcpy would call itself.
-define void @copier_flush(ptr %d, ptr %s, i64 %n) {
+; The Copier runtime's own functions (reserved names __copier*, section
+; .text.copier*) and copy routines a program defines are never rewritten, or
+; amemcpy would call itself.
+define void @__copier_flush(ptr %d, ptr %s, i64 %n) {
   call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
   ret void
 }

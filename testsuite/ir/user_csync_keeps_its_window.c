@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-// copier.h's declarations.
-void csync(const void *addr, size_t n);
-void csync_all(void);
-const void *csync_ready_end(const void *ptr, size_t len);
+// copier.h's declarations: the public names with libcopier's reserved
+// symbols as asm labels. (A csync declared without one may be the
+// program's own, defined in another file: an ordinary call.)
+void csync(const void *addr, size_t n) __asm__("__copier_csync");
+void csync_all(void) __asm__("__copier_csync_all");
+const void *csync_ready_end(const void *ptr, size_t len) __asm__("__copier_csync_ready_end");
 
 __attribute__((noinline)) long parse(const char *buf, size_t n) {
   long lines = 0;

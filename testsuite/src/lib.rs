@@ -304,7 +304,7 @@ pub fn libcopier() -> Option<PathBuf> {
     }
     let out = Command::new(llvm_tool("llvm-nm")).args(["--defined-only", "-g"]).arg(&lib).output().ok()?;
     let syms = String::from_utf8_lossy(&out.stdout);
-    ["amemcpy", "amemmove", "csync", "csync_all", "csync_ready_end"]
+    ["__copier_amemcpy", "__copier_amemmove", "__copier_csync", "__copier_csync_all", "__copier_csync_ready_end"]
         .iter()
         .all(|s| syms.lines().any(|l| l.ends_with(&format!(" T {s}"))))
         .then_some(lib)

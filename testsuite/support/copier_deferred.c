@@ -2,7 +2,9 @@
  * copier_deferred.c - an adversarial stand-in for libcopier, for tests.
  *
  * Same C entry points as runtime/include/copier.h (amemcpy, amemmove,
- * amemcpy_lazy, copier_drop, csync, csync_all, csync_ready_end), but a
+ * amemcpy_lazy, copier_drop, csync, csync_all, csync_ready_end; defined
+ * under their reserved symbols, __copier_csync, ..., with the public
+ * names as weak aliases, as libcopier has them), but a
  * copy is NOT performed when it is submitted: it waits in a FIFO until a
  * sync needs it. csync(addr, n) performs, in submission order, every
  * pending copy up to the last one whose destination or source overlaps
@@ -126,11 +128,11 @@ static void *submit(void *dst, const void *src, size_t n, int move, int lazy) {
   return dst;
 }
 
-void *amemcpy(void *dst, const void *src, size_t n) {
+void *__copier_amemcpy(void *dst, const void *src, size_t n) {
   return submit(dst, src, n, 0, 0);
 }
 
-void *amemmove(void *dst, const void *src, size_t n) {
+void *__copier_amemmove(void *dst, const void *src, size_t n) {
   return submit(dst, src, n, 1, 0);
 }
 
@@ -147,7 +149,7 @@ void *__copier_amemmove_site(void *dst, const void *src, size_t n, void *site) {
   return submit(dst, src, n, 1, 0);
 }
 
-void *amemcpy_lazy(void *dst, const void *src, size_t n) {
+void *__copier_amemcpy_lazy(void *dst, const void *src, size_t n) {
   return submit(dst, src, n, 0, 1);
 }
 
@@ -155,7 +157,7 @@ void *amemcpy_lazy(void *dst, const void *src, size_t n) {
  * n) and that no later pending copy touches is dropped (never performed:
  * its destination keeps its old bytes, so a read the program still makes
  * shows); then as csync. */
-void copier_drop(const void *addr, size_t n) {
+void __copier_drop(const void *addr, size_t n) {
   const char *a = addr;
   pthread_mutex_lock(&lock);
   syncs++;
@@ -176,14 +178,14 @@ void copier_drop(const void *addr, size_t n) {
   pthread_mutex_unlock(&lock);
 }
 
-void csync(const void *addr, size_t n) {
+void __copier_csync(const void *addr, size_t n) {
   pthread_mutex_lock(&lock);
   syncs++;
   sync_range(addr, n);
   pthread_mutex_unlock(&lock);
 }
 
-void csync_all(void) {
+void __copier_csync_all(void) {
   pthread_mutex_lock(&lock);
   syncs++;
   if (tail > head)
@@ -194,7 +196,7 @@ void csync_all(void) {
 /* Waits like csync, then returns the end of the largest window [addr, end)
  * no pending copy touches (capped at 1 MiB past addr + n), or addr + n in
  * exact mode. */
-const void *csync_ready_end(const void *addr, size_t n) {
+const void *__copier_csync_ready_end(const void *addr, size_t n) {
   const char *a = addr;
   static int exact = -1;
   pthread_mutex_lock(&lock);
@@ -285,57 +287,75 @@ static void free_snapshot(struct iovec *v, int cnt) {
     return r;                                                                  \
   } while (0)
 
-ssize_t copier_writev(int fd, const struct iovec *iov, int cnt) {
+ssize_t __copier_writev(int fd, const struct iovec *iov, int cnt) {
   if (cnt <= 0 || cnt > 1024)
     return writev(fd, iov, cnt);
-  csync(iov, (size_t)cnt * sizeof *iov);
+  __copier_csync(iov, (size_t)cnt * sizeof *iov);
   ABSORBED(writev(fd, v, cnt), cnt);
 }
 
-ssize_t copier_pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
+ssize_t __copier_pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
   if (cnt <= 0 || cnt > 1024)
     return pwritev(fd, iov, cnt, off);
-  csync(iov, (size_t)cnt * sizeof *iov);
+  __copier_csync(iov, (size_t)cnt * sizeof *iov);
   ABSORBED(pwritev(fd, v, cnt, off), cnt);
 }
 
-ssize_t copier_write(int fd, const void *buf, size_t n) {
+ssize_t __copier_write(int fd, const void *buf, size_t n) {
   struct iovec iov[1] = {{(void *)buf, n}};
   ABSORBED(write(fd, v[0].iov_base, n), 1);
 }
 
-ssize_t copier_pwrite(int fd, const void *buf, size_t n, off_t off) {
+ssize_t __copier_pwrite(int fd, const void *buf, size_t n, off_t off) {
   struct iovec iov[1] = {{(void *)buf, n}};
   ABSORBED(pwrite(fd, v[0].iov_base, n, off), 1);
 }
 
-ssize_t copier_send(int fd, const void *buf, size_t n, int flags) {
+ssize_t __copier_send(int fd, const void *buf, size_t n, int flags) {
   struct iovec iov[1] = {{(void *)buf, n}};
   ABSORBED(send(fd, v[0].iov_base, n, flags), 1);
 }
 
-ssize_t copier_sendto(int fd, const void *buf, size_t n, int flags,
+ssize_t __copier_sendto(int fd, const void *buf, size_t n, int flags,
                       const struct sockaddr *to, socklen_t tolen) {
   struct iovec iov[1] = {{(void *)buf, n}};
   if (to)
-    csync(to, tolen);
+    __copier_csync(to, tolen);
   ABSORBED(sendto(fd, v[0].iov_base, n, flags, to, tolen), 1);
 }
 
-ssize_t copier_sendmsg(int fd, const struct msghdr *msg, int flags) {
-  csync(msg, sizeof *msg);
+ssize_t __copier_sendmsg(int fd, const struct msghdr *msg, int flags) {
+  __copier_csync(msg, sizeof *msg);
   if (msg->msg_iovlen > 1024)
     return sendmsg(fd, msg, flags);
-  csync(msg->msg_iov, msg->msg_iovlen * sizeof(struct iovec));
-  csync(msg->msg_name, msg->msg_namelen);
-  csync(msg->msg_control, msg->msg_controllen);
+  __copier_csync(msg->msg_iov, msg->msg_iovlen * sizeof(struct iovec));
+  __copier_csync(msg->msg_name, msg->msg_namelen);
+  __copier_csync(msg->msg_control, msg->msg_controllen);
   const struct iovec *iov = msg->msg_iov;
   struct msghdr m = *msg;
   int cnt = (int)msg->msg_iovlen;
   ABSORBED((m.msg_iov = v, sendmsg(fd, &m, flags)), cnt);
 }
 
-size_t copier_fwrite(const void *buf, size_t size, size_t n, FILE *f) {
-  csync(buf, size * n);
+size_t __copier_fwrite(const void *buf, size_t size, size_t n, FILE *f) {
+  __copier_csync(buf, size * n);
   return fwrite(buf, size, n, f);
 }
+
+/* The public names, as libcopier has them: weak aliases of the reserved
+ * symbols, which the pass calls. */
+__typeof__(__copier_amemcpy) amemcpy __attribute__((weak, alias("__copier_amemcpy")));
+__typeof__(__copier_amemmove) amemmove __attribute__((weak, alias("__copier_amemmove")));
+__typeof__(__copier_amemcpy_lazy) amemcpy_lazy __attribute__((weak, alias("__copier_amemcpy_lazy")));
+__typeof__(__copier_drop) copier_drop __attribute__((weak, alias("__copier_drop")));
+__typeof__(__copier_csync) csync __attribute__((weak, alias("__copier_csync")));
+__typeof__(__copier_csync_all) csync_all __attribute__((weak, alias("__copier_csync_all")));
+__typeof__(__copier_csync_ready_end) csync_ready_end __attribute__((weak, alias("__copier_csync_ready_end")));
+__typeof__(__copier_writev) copier_writev __attribute__((weak, alias("__copier_writev")));
+__typeof__(__copier_pwritev) copier_pwritev __attribute__((weak, alias("__copier_pwritev")));
+__typeof__(__copier_write) copier_write __attribute__((weak, alias("__copier_write")));
+__typeof__(__copier_pwrite) copier_pwrite __attribute__((weak, alias("__copier_pwrite")));
+__typeof__(__copier_send) copier_send __attribute__((weak, alias("__copier_send")));
+__typeof__(__copier_sendto) copier_sendto __attribute__((weak, alias("__copier_sendto")));
+__typeof__(__copier_sendmsg) copier_sendmsg __attribute__((weak, alias("__copier_sendmsg")));
+__typeof__(__copier_fwrite) copier_fwrite __attribute__((weak, alias("__copier_fwrite")));

@@ -83,7 +83,7 @@ fn programs_match_plain_builds() {
 #[test]
 fn deferred_runtime_catches_missing_syncs() {
     use copier_testsuite::{input_ir, llvm_tool, run_opt};
-    let ready_end = regex::Regex::new(r"(%[\w.]+) = call ptr @csync_ready_end\(ptr ([^,]+), i64 ([^)]+)\)").expect("regex");
+    let ready_end = regex::Regex::new(r"(%[\w.]+) = call ptr @__copier_csync_ready_end\(ptr ([^,]+), i64 ([^)]+)\)").expect("regex");
     let dir = tempfile::tempdir().expect("temp dir");
     for name in ["struct_copy_then_field_read.c", "parse_loop_windowed.c", "src_written_after_copy.c"] {
         let input = Input::load(&copier_testsuite::inputs_dir().join(name));
@@ -91,10 +91,10 @@ fn deferred_runtime_catches_missing_syncs() {
         build_program(&input, "-O1", false, &CopyRuntime::Deferred, &base_exe);
         let base = run_program(&base_exe, &[]);
         let ir = run_opt(&input_ir(&input), "copiergen", &input.optflags).ir;
-        assert!(ir.contains("@amemcpy("), "{name}: nothing rewritten");
+        assert!(ir.contains("@__copier_amemcpy("), "{name}: nothing rewritten");
         let stripped: String = ir
             .lines()
-            .filter(|l| !l.trim_start().starts_with("call void @csync(") && !l.trim_start().starts_with("call void @csync_all("))
+            .filter(|l| !l.trim_start().starts_with("call void @__copier_csync(") && !l.trim_start().starts_with("call void @__copier_csync_all("))
             .map(|l| ready_end.replace(l, "$1 = getelementptr i8, ptr $2, i64 $3").into_owned() + "\n")
             .collect();
         let ll = dir.path().join(format!("{name}.ll"));

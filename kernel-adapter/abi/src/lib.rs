@@ -62,30 +62,39 @@ pub const SANITIZER_OPTIONS: &[&str] = &[
     "verbosity",
 ];
 
-/// C entry points of libcopier, as the pass plugin calls them.
+/// C entry points of libcopier, as the pass plugin calls them: the
+/// reserved names (`__copier_*`), which a program cannot define (C11
+/// 7.1.3: identifiers beginning with two underscores are reserved), so a
+/// program's own `csync` never takes the calls the pass emits.
+///
+/// libcopier defines each reserved entry point, and each public name of
+/// `copier.h` ([`PUBLIC`]) as a weak alias of it (a one-jump trampoline):
+/// in `libcopier.a` a program's own definition of a public name wins the
+/// link instead of clashing with it, and `copier.h` declares the public
+/// names with asm labels that call the reserved ones directly.
 pub mod symbols {
     /// `void *amemcpy(void *dst, const void *src, size_t n)`.
-    pub const AMEMCPY: &str = "amemcpy";
+    pub const AMEMCPY: &str = "__copier_amemcpy";
     /// `void *amemmove(void *dst, const void *src, size_t n)`.
-    pub const AMEMMOVE: &str = "amemmove";
+    pub const AMEMMOVE: &str = "__copier_amemmove";
     /// `void csync(const void *addr, size_t n)`.
-    pub const CSYNC: &str = "csync";
+    pub const CSYNC: &str = "__copier_csync";
     /// `void csync_all(void)`.
-    pub const CSYNC_ALL: &str = "csync_all";
+    pub const CSYNC_ALL: &str = "__copier_csync_all";
     /// `const void *csync_ready_end(const void *addr, size_t n)`: waits like
     /// `csync(addr, n)`, then returns `end >= addr + n` such that no pending
     /// copy writes or reads `[addr, end)`. The pass caches `[addr, end)` in a
     /// loop so later iterations that stay inside it skip the call.
-    pub const CSYNC_READY_END: &str = "csync_ready_end";
+    pub const CSYNC_READY_END: &str = "__copier_csync_ready_end";
     /// `void *amemcpy_lazy(void *dst, const void *src, size_t n)`: a lazy
     /// copy (runs when a `csync` or a later copy needs it, or after
     /// `lazy_window_us`).
-    pub const AMEMCPY_LAZY: &str = "amemcpy_lazy";
+    pub const AMEMCPY_LAZY: &str = "__copier_amemcpy_lazy";
     /// `void copier_drop(const void *addr, size_t n)`: `csync`, except that
     /// pending lazy copies that only write bytes of the range nobody reads
     /// any more are dropped; the program will not read the range again
     /// before writing it (a `free`, the end of its lifetime).
-    pub const DROP: &str = "copier_drop";
+    pub const DROP: &str = "__copier_drop";
     /// `size_t __copier_pending`: the pending word, non-zero while a copy may
     /// be pending in any thread of the process (or a checker must see every
     /// sync). A compiled program reads it (one acquire load, a plain `mov` on
@@ -101,16 +110,60 @@ pub mod symbols {
     /// is not here: stdio takes the bytes at once, so it is `csync` and
     /// `fwrite`, which the pass's own guard already does.)
     pub const ABSORBING: &[(&str, &str)] = &[
-        ("write", "copier_write"),
-        ("writev", "copier_writev"),
-        ("pwrite", "copier_pwrite"),
-        ("pwrite64", "copier_pwrite"),
-        ("pwritev", "copier_pwritev"),
-        ("pwritev64", "copier_pwritev"),
-        ("send", "copier_send"),
-        ("sendto", "copier_sendto"),
-        ("sendmsg", "copier_sendmsg"),
+        ("write", "__copier_write"),
+        ("writev", "__copier_writev"),
+        ("pwrite", "__copier_pwrite"),
+        ("pwrite64", "__copier_pwrite"),
+        ("pwritev", "__copier_pwritev"),
+        ("pwritev64", "__copier_pwritev"),
+        ("send", "__copier_send"),
+        ("sendto", "__copier_sendto"),
+        ("sendmsg", "__copier_sendmsg"),
     ];
+
+    /// Every function of `copier.h`: `(public name, reserved name)`. The
+    /// reserved name is `__copier_` and the public name without its
+    /// `copier_` prefix. libcopier exports both (the public one weak); the
+    /// pass and the sanitizer runtime call only the reserved ones.
+    pub const PUBLIC: &[(&str, &str)] = &[
+        ("amemcpy", AMEMCPY),
+        ("amemmove", AMEMMOVE),
+        ("amemcpy_lazy", AMEMCPY_LAZY),
+        ("amemcpy_handler", "__copier_amemcpy_handler"),
+        ("csync", CSYNC),
+        ("csync_all", CSYNC_ALL),
+        ("csync_ready_end", CSYNC_READY_END),
+        ("copier_drop", DROP),
+        ("copier_submit", "__copier_submit"),
+        ("copier_wait", "__copier_wait"),
+        ("copier_query", "__copier_query"),
+        ("copier_write", "__copier_write"),
+        ("copier_writev", "__copier_writev"),
+        ("copier_pwrite", "__copier_pwrite"),
+        ("copier_pwritev", "__copier_pwritev"),
+        ("copier_send", "__copier_send"),
+        ("copier_sendto", "__copier_sendto"),
+        ("copier_sendmsg", "__copier_sendmsg"),
+        ("copier_fwrite", "__copier_fwrite"),
+    ];
+
+    /// The public name of the reserved entry point `reserved` (for remarks
+    /// and messages: `__copier_csync` reads `csync`); `reserved` itself
+    /// when it has none. (`#[inline]`: codegen'd only where it is used,
+    /// never into libcopier, which a static link would pull it in from.)
+    #[inline]
+    pub fn public_name(reserved: &str) -> &str {
+        PUBLIC.iter().find(|(_, r)| *r == reserved).map_or(reserved, |(p, _)| p)
+    }
+
+    /// Whether `name` is one of libcopier's reserved symbols: an entry
+    /// point of [`PUBLIC`], a site entry point ([`super::site`]) or the
+    /// pending word. A program that defines one cannot link with
+    /// libcopier. (`#[inline]`, as [`public_name`].)
+    #[inline]
+    pub fn is_reserved(name: &str) -> bool {
+        name == PENDING || name == super::site::AMEMCPY || name == super::site::AMEMMOVE || PUBLIC.iter().any(|(_, r)| *r == name)
+    }
 }
 
 /// The layout of `struct copier_site`, the per-call-site record CopierGen
@@ -206,6 +259,20 @@ mod tests {
         assert_eq!(size_of::<copier_limits>(), 32);
         assert_eq!(size_of::<copier_stats>(), 64);
         assert_eq!(size_of::<copier_wait>(), 32);
+    }
+
+    /// Each reserved name is `__copier_` and its public name without the
+    /// `copier_` prefix; every absorbing entry point has a public name.
+    #[test]
+    fn reserved_names_follow_the_public_ones() {
+        use super::symbols::*;
+        for (public, reserved) in PUBLIC {
+            assert_eq!(reserved.strip_prefix("__copier_"), Some(public.strip_prefix("copier_").unwrap_or(public)));
+            assert_eq!(public_name(reserved), *public);
+            assert!(is_reserved(reserved) && !is_reserved(public));
+        }
+        assert!(ABSORBING.iter().all(|(_, e)| public_name(e) != *e));
+        assert!(is_reserved(PENDING) && is_reserved(super::site::AMEMCPY) && !is_reserved("__copiergen_runtime_anchor"));
     }
 
     /// The submit flags libcopier's C API takes are the header's.

@@ -12,6 +12,7 @@
  * that their destinations were not written yet. Exit 0 on success. */
 #define _GNU_SOURCE
 #include <copier.h>
+#include "check.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,29 +30,12 @@
 #define N (64u << 10) /* above the default 16 KiB threshold */
 
 static int strict;
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: ", __func__, __LINE__);                          \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-
 static unsigned char *buf(unsigned char fill) {
   unsigned char *p = malloc(4 * N);
   if (!p)
     abort();
   memset(p, fill, 4 * N);
   return p;
-}
-
-static void pattern(unsigned char *p, size_t n, unsigned seed) {
-  for (size_t i = 0; i < n; i++)
-    p[i] = (unsigned char)(i * 131 + seed * 7 + (i >> 9));
 }
 
 /* A pipe whose capacity holds `cap` bytes. */
@@ -116,11 +100,7 @@ static void each_entry_point(void) {
 
   /* send, sendto, sendmsg on a stream socketpair */
   int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-    abort();
-  int big = 4 << 20;
-  setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
-  setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+  big_socketpair(sv, 0, 4 << 20);
   memset(dst, 'x', N);
   h = copier_submit(dst, src, N, 0, NULL, NULL);
   CHECK(copier_send(sv[0], dst, N, MSG_NOSIGNAL) == (ssize_t)N, "send");
@@ -408,11 +388,7 @@ static void *work(void *arg) {
   struct worker *w = arg;
   unsigned char *src = buf(0), *mid = buf(0), *dst = buf(0), *got = buf(0);
   int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-    abort();
-  int big = 1 << 20;
-  setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
-  setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+  big_socketpair(sv, 0, 1 << 20);
   for (unsigned k = 0; k < 64; k++) {
     pattern(src, N, (unsigned)w->id * 1000 + k);
     amemcpy(mid, src, N);

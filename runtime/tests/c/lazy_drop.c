@@ -11,6 +11,7 @@
  * its destination. Exit 0 on success. */
 #define _GNU_SOURCE
 #include <copier.h>
+#include "check.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,29 +23,12 @@
 #define N (256u << 10) /* above the default 16 KiB threshold */
 
 static int strict;
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: ", __func__, __LINE__);                          \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-
 static unsigned char *buf(unsigned char fill) {
   unsigned char *p = malloc(N);
   if (!p)
     abort();
   memset(p, fill, N);
   return p;
-}
-
-static void pattern(unsigned char *p, size_t n, unsigned seed) {
-  for (size_t i = 0; i < n; i++)
-    p[i] = (unsigned char)(i * 131 + seed * 7 + (i >> 9));
 }
 
 static int all(const unsigned char *p, size_t n, unsigned char c) {

@@ -1,7 +1,7 @@
 // The program defines its own function `csync` and has no copy for the
-// pass. copiergen cc builds the program clang builds; at -flto it warns
-// both in one line (the link-time pass) and as -c then a link of the
-// object (copiergen cc, which links that object as clang does).
+// pass. copiergen cc builds the program clang builds, without a warning,
+// also at -flto in one line and as -c then a link of the object (which
+// forces libcopier in: its csync is weak).
 #include <stdio.h>
 #include <stddef.h>
 

@@ -1,6 +1,7 @@
-// The program defines libcopier names with other types: a function
-// `amemcpy(int)` and a variable `csync`. copiergen cc warns and builds the
-// program clang builds (see defines_csync.c).
+// The program defines public libcopier names with other types: a function
+// `amemcpy(int)` and a variable `csync`. They are the program's own:
+// copiergen cc builds the program clang builds, without a warning, and its
+// copy goes asynchronous (see var_csync.c).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

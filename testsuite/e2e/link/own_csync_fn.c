@@ -1,7 +1,7 @@
 // The program defines its own function `csync` with libcopier's type (a
-// "cache sync" of its own). copiergen cc warns, keeps the module's copies
-// synchronous and builds the program clang builds: the user's csync is the
-// one that runs (see defines_csync.c).
+// "cache sync" of its own). copiergen cc builds the program clang builds,
+// without a warning: the user's csync is the one that runs, and the pass's
+// waits are libcopier's `__copier_csync` (see var_csync.c).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

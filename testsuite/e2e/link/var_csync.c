@@ -1,8 +1,8 @@
-// The program defines a libcopier name itself: a global variable `csync`.
-// With plain clang it links and runs; copiergen cc must warn ("every copy
-// of the module stays synchronous") and build the same program, not fail
-// with "multiple definition of `csync'" (libcopier.a is one object that
-// defines every entry point, so it must not be pulled in).
+// The program defines a public libcopier name itself: a global variable
+// `csync`. libcopier's `csync` is weak and the pass calls `__copier_csync`:
+// copiergen cc builds it without a warning, the 1 MiB copy goes
+// asynchronous, and it prints what clang's build prints (no "multiple
+// definition of `csync'").
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
