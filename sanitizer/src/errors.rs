@@ -237,7 +237,7 @@ impl ErrorReport for MemcpyParamOverlap {
         let cp = &c.copy;
         format!(
             "{}: memory ranges [{:#x}, {:#x}) (destination) and [{:#x}, {:#x}) (source) overlap in [{:#x}, {:#x}) ({} bytes); only amemmove (COPIER_MOVE) copies between overlapping ranges",
-            entry_from_flags(cp.flags),
+            c.via.unwrap_or_else(|| entry_from_flags(cp.flags)),
             cp.dst,
             cp.dst + cp.len,
             cp.src,
@@ -252,8 +252,10 @@ impl ErrorReport for MemcpyParamOverlap {
     }
 }
 
-/// Names of the runtime entry points a copy stack starts at.
-pub const SUBMIT_ENTRY_POINTS: &[&str] = &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit"];
+/// Names of the runtime entry points a copy stack starts at: the reserved
+/// symbols, whose code the public names jump to (reports name them by
+/// their public names, [`copier_abi::symbols::public_name`]).
+pub const SUBMIT_ENTRY_POINTS: &[&str] = &["__copier_amemcpy", "__copier_amemmove", "__copier_amemcpy_lazy", "__copier_amemcpy_handler", "__copier_submit"];
 
 /// The entry point a copy with submit `flags` most likely came from, when
 /// its frame is not in the copy stack (`amemcpy`/`amemmove` tail-call the
@@ -284,6 +286,7 @@ pub fn is_sanitizer_frame(name: &str) -> bool {
 fn is_runtime_frame(name: &str) -> bool {
     is_sanitizer_frame(name)
         || SUBMIT_ENTRY_POINTS.contains(&name)
+        || [copier_abi::site::AMEMCPY, copier_abi::site::AMEMMOVE].contains(&name)
         || ["copier::", "<copier::", "copier_adapter::", "<copier_adapter::", "core::", "<core::", "std::", "<std::", "alloc::", "<alloc::"]
             .iter()
             .any(|p| name.starts_with(p))
@@ -394,7 +397,11 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         c.size,
         c.thread
     );
-    let entry = copy.first().and_then(|f| f.name.as_deref()).filter(|n| SUBMIT_ENTRY_POINTS.contains(n)).unwrap_or_else(|| entry_from_flags(cp.flags));
+    let entry = copy
+        .first()
+        .and_then(|f| f.name.as_deref())
+        .filter(|n| SUBMIT_ENTRY_POINTS.contains(n))
+        .map_or_else(|| entry_from_flags(cp.flags), copier_abi::symbols::public_name);
     if e.at_submit() {
         let line = e.access_line();
         let line = line.strip_prefix(entry_from_flags(cp.flags)).map_or(line.clone(), |rest| format!("{entry}{rest}"));
@@ -460,7 +467,7 @@ fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<Stri
                 _ => stack::module_offset(f.ip).unwrap_or_else(|| format!("({:#x})", f.ip)),
             };
             // Unsymbolized: the location alone, as ASan's SUMMARY.
-            let name = f.name.as_deref().filter(|_| f.shown).map(|n| format!(" in {n}")).unwrap_or_default();
+            let name = f.name.as_deref().filter(|_| f.shown).map(|n| format!(" in {}", copier_abi::symbols::public_name(n))).unwrap_or_default();
             s.push_str(&format!("SUMMARY: CopierSanitizer: {} {}{}\n", e.kind(), loc, name));
         }
         None => s.push_str(&format!("SUMMARY: CopierSanitizer: {}\n", e.kind())),

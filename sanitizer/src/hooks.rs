@@ -11,6 +11,7 @@ use copier::hooks::{set_hooks, Hooks};
 
 use crate::shadow::{self, RealShadow, ShadowMem, ALL_BITS};
 use crate::thread::{self, RuntimeGuard};
+use crate::tracker::Origin;
 use crate::{flags, stack, LIVE, TRACKER};
 
 static HOOKS: Hooks = Hooks {
@@ -26,7 +27,31 @@ pub fn register() {
     set_hooks(&HOOKS);
 }
 
+thread_local! {
+    /// `(dst, src, len)` of the copy CopierGen's code is about to submit on
+    /// this thread ([`expect_copiergen_submit`]).
+    static COPIERGEN_NEXT: Cell<(usize, usize, usize)> = const { Cell::new((0, 0, 0)) };
+}
+
+/// The next submit of this thread, if it is `(dst, src, len)`, is a copy
+/// CopierGen made ([`crate::tracker::Origin::CopierGen`]); called by the
+/// check instrumented code runs right before the pass's submit call. The
+/// submit consumes it; any other submit on the thread clears it, so one
+/// that did not reach the runtime (a site running its copies inline)
+/// cannot mislabel a later one.
+pub fn expect_copiergen_submit(dst: usize, src: usize, len: usize) {
+    let _ = COPIERGEN_NEXT.try_with(|c| c.set((dst, src, len)));
+}
+
+fn origin_of(dst: usize, src: usize, len: usize) -> Origin {
+    match COPIERGEN_NEXT.try_with(|c| c.replace((0, 0, 0))) {
+        Ok(next) if next == (dst, src, len) && len != 0 => Origin::CopierGen,
+        _ => Origin::Program,
+    }
+}
+
 fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
+    let origin = origin_of(dst, src, len);
     if len == 0 {
         return;
     }
@@ -37,12 +62,14 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
     // it for a struct assigned to itself, and CopierGen may rewrite that.
     if flags & copier_abi::COPIER_MOVE == 0 && dst != src && dst < src.wrapping_add(len) && src < dst.wrapping_add(len) {
         let id = TRACKER.lock().unwrap_or_else(|e| e.into_inner()).next_id();
-        crate::report::overlap(dst, src, len, flags, id, stack.clone());
+        // CopierGen's copy stands for the program's memcpy: named so
+        let call = (origin == Origin::CopierGen).then_some("memcpy");
+        crate::report::overlap(dst, src, len, flags, id, stack.clone(), call);
     }
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     SUBMITS.fetch_add(1, Relaxed);
-    t.submit(dst, src, len, flags, tid, stack);
-    LIVE.store(t.len(), Relaxed);
+    t.submit_from(dst, src, len, flags, tid, stack, origin);
+    crate::publish(&t);
 }
 
 /// Submits seen so far (incremented under the tracker lock): a range that
@@ -56,7 +83,9 @@ thread_local! {
 }
 
 extern "C" {
-    /// libcopier's `csync` (runtime/include/copier.h).
+    /// libcopier's `csync` (runtime/include/copier.h), by its reserved
+    /// symbol: a program's own `csync` must not take the call.
+    #[link_name = "__copier_csync"]
     fn csync(addr: *const core::ffi::c_void, n: usize);
 }
 
@@ -88,7 +117,7 @@ fn on_sync(addr: usize, len: usize) {
     let _g = RuntimeGuard::enter();
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     t.sync(addr, len);
-    LIVE.store(t.len(), Relaxed);
+    crate::publish(&t);
 }
 
 /// Longest ready window (bytes) an instrumented `csync_ready_end` returns
@@ -169,7 +198,7 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
     }
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     t.sync(addr, sync_end - addr);
-    LIVE.store(t.len(), Relaxed);
+    crate::publish(&t);
     end
 }
 
@@ -180,7 +209,7 @@ fn on_sync_all() {
     let _g = RuntimeGuard::enter();
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     t.sync_all();
-    LIVE.store(t.len(), Relaxed);
+    crate::publish(&t);
 }
 
 fn on_handler_enter(dst: usize, src: usize, len: usize) {

@@ -64,6 +64,12 @@ pub const SYMBOLS: &[&str] = &[
     "__copier_san_cxx_throw",
     "__copier_san_cxx_catch",
     "__copier_san_live",
+    "__copier_san_copiergen_memcpy",
+    "__copier_san_copiergen_memmove",
+    "__copier_san_copiergen_io",
+    "__copier_san_copiergen_memcpy_noabort",
+    "__copier_san_copiergen_memmove_noabort",
+    "__copier_san_copiergen_io_noabort",
 ];
 
 /// Initialize the runtime (shadow, flags, hooks, interceptors). Idempotent.
@@ -213,10 +219,13 @@ pub extern "C" fn __copier_san_scope_end_noabort(addr: usize, size: usize) {
 }
 
 extern "C" {
-    /// libcopier's `csync` (runtime/include/copier.h).
+    /// libcopier's `csync` (runtime/include/copier.h), by its reserved
+    /// symbol: a program's own `csync` must not take the call.
+    #[link_name = "__copier_csync"]
     fn csync(addr: *const core::ffi::c_void, n: usize);
     /// libcopier's entry point (runtime/include/copier.h), linked into the
-    /// same archive.
+    /// same archive (its reserved symbol).
+    #[link_name = "__copier_csync_ready_end"]
     fn csync_ready_end(addr: *const core::ffi::c_void, n: usize) -> *const core::ffi::c_void;
 }
 
@@ -252,4 +261,104 @@ pub unsafe extern "C" fn __copier_san_ready_end(addr: *const core::ffi::c_void, 
         return unsafe { csync_ready_end(addr, n) };
     }
     crate::hooks::ready_end(addr as usize, n) as *const core::ffi::c_void
+}
+
+/// The check of a copy CopierGen made of the program's `memcpy` (or
+/// `memmove`, `via`) of `n` bytes from `src` to `dst`, run by instrumented
+/// code right before the pass's submit call (`passes/src/sanitizer/
+/// copiergen_calls.rs`): the submit is labelled CopierGen's
+/// ([`crate::hooks::expect_copiergen_submit`]), and the copy is checked
+/// as the `memcpy` interceptor checks the call it stands for (a read of
+/// `src`, a write of `dst`), against the bytes of copies the program
+/// submitted itself only: CopierGen's copies may chain on its own pending
+/// copies (the runtime orders them), but not hide the program's
+/// read-before-csync of a pending destination behind such a chain.
+fn copiergen_copy(dst: usize, src: usize, n: usize, via: &'static str, recover: bool) {
+    crate::hooks::expect_copiergen_submit(dst, src, n);
+    crate::report::check_program(src, n, Access::Read, Some(via), recover);
+    crate::report::check_program(dst, n, Access::Write, Some(via), recover);
+}
+
+/// Before CopierGen's `__copier_amemcpy_site` or lazy copy (`amemcpy_lazy`)
+/// of the program's `memcpy(dst, src, n)`: see [`copiergen_copy`].
+#[no_mangle]
+pub extern "C" fn __copier_san_copiergen_memcpy(dst: usize, src: usize, n: usize) {
+    copiergen_copy(dst, src, n, "memcpy", false);
+}
+
+/// Before CopierGen's `__copier_amemmove_site` of the program's
+/// `memmove(dst, src, n)`: see [`copiergen_copy`].
+#[no_mangle]
+pub extern "C" fn __copier_san_copiergen_memmove(dst: usize, src: usize, n: usize) {
+    copiergen_copy(dst, src, n, "memmove", false);
+}
+
+/// As [`__copier_san_copiergen_memcpy`]; never halts.
+#[no_mangle]
+pub extern "C" fn __copier_san_copiergen_memcpy_noabort(dst: usize, src: usize, n: usize) {
+    copiergen_copy(dst, src, n, "memcpy", true);
+}
+
+/// As [`__copier_san_copiergen_memmove`]; never halts.
+#[no_mangle]
+pub extern "C" fn __copier_san_copiergen_memmove_noabort(dst: usize, src: usize, n: usize) {
+    copiergen_copy(dst, src, n, "memmove", true);
+}
+
+/// The check of a write/send call CopierGen absorbed (made it call the
+/// runtime's entry point `copier_abi::symbols::ABSORBING[which].1`, which
+/// reads pending bytes from the copies' sources), run right before it:
+/// what the libc call `ABSORBING[which].0` reads (`buf, n`: its buffer and
+/// length; for `writev`/`pwritev`, the iovec array and its count; for
+/// `sendmsg`, the `msghdr`, `n` unused) is checked as that function's
+/// interceptor checks it, against the bytes of copies the program
+/// submitted itself only. CopierGen absorbed the call because one of its
+/// own copies may be pending there, which is legal; a copy the program
+/// left pending is the program's bug, as it is without CopierGen.
+///
+/// # Safety
+/// `buf` and `n` are the arguments of that call, valid as the libc
+/// function requires (the array of iovecs, the `msghdr`).
+unsafe fn copiergen_io(which: usize, buf: *const core::ffi::c_void, n: usize, recover: bool) {
+    if crate::PROGRAM_LIVE.load(core::sync::atomic::Ordering::Relaxed) == 0 {
+        return;
+    }
+    let Some(&(name, _)) = copier_abi::symbols::ABSORBING.get(which) else { return };
+    let iov = |iov: *const libc::iovec, cnt: usize| {
+        for i in 0..cnt {
+            // SAFETY: i < cnt, the call's own count of valid iovecs.
+            let v = unsafe { *iov.add(i) };
+            crate::report::check_program(v.iov_base as usize, v.iov_len, Access::Read, Some(name), recover);
+        }
+    };
+    match name {
+        "writev" | "pwritev" | "pwritev64" => iov(buf.cast(), (n as i32).max(0) as usize),
+        "sendmsg" if !buf.is_null() => {
+            // SAFETY: buf is the call's valid msghdr.
+            let m = unsafe { &*buf.cast::<libc::msghdr>() };
+            iov(m.msg_iov, m.msg_iovlen);
+        }
+        "sendmsg" => {}
+        _ => crate::report::check_program(buf as usize, n, Access::Read, Some(name), recover),
+    }
+}
+
+/// Before a write/send call CopierGen absorbed: see [`copiergen_io`].
+///
+/// # Safety
+/// As [`copiergen_io`].
+#[no_mangle]
+pub unsafe extern "C" fn __copier_san_copiergen_io(which: usize, buf: *const core::ffi::c_void, n: usize) {
+    // SAFETY: forwarded contract.
+    unsafe { copiergen_io(which, buf, n, false) }
+}
+
+/// As [`__copier_san_copiergen_io`]; never halts.
+///
+/// # Safety
+/// As [`copiergen_io`].
+#[no_mangle]
+pub unsafe extern "C" fn __copier_san_copiergen_io_noabort(which: usize, buf: *const core::ffi::c_void, n: usize) {
+    // SAFETY: forwarded contract.
+    unsafe { copiergen_io(which, buf, n, true) }
 }

@@ -52,6 +52,20 @@ pub(crate) static TRACKER: Mutex<tracker::Tracker<shadow::RealShadow>> = Mutex::
 #[export_name = "__copier_san_live"]
 pub static LIVE: AtomicUsize = AtomicUsize::new(0);
 
+/// Number of pending copies the program submitted itself
+/// ([`tracker::Tracker::program_len`]; updated with [`LIVE`], read without
+/// the lock): 0 means a copy CopierGen made cannot be the program's bug,
+/// and its check returns at once (`interface::copiergen_copy`).
+pub(crate) static PROGRAM_LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Publish `t`'s counts ([`LIVE`], [`PROGRAM_LIVE`]); called under the
+/// tracker lock after every change.
+pub(crate) fn publish<S: shadow::ShadowMem>(t: &tracker::Tracker<S>) {
+    use std::sync::atomic::Ordering::Relaxed;
+    LIVE.store(t.len(), Relaxed);
+    PROGRAM_LIVE.store(t.program_len(), Relaxed);
+}
+
 static INIT: Once = Once::new();
 
 /// Initialize the runtime: parse `COPIER_OPTIONS`, reserve the shadow,

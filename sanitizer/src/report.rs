@@ -12,8 +12,8 @@ use crate::errors::{self, Access, Common, CopySnapshot, ErrorReport};
 use crate::mapping::DST_BITS;
 use crate::shadow::{self, RealShadow, ALL_BITS};
 use crate::thread::{self, RuntimeGuard};
-use crate::tracker::Role;
-use crate::{flags, stack, LIVE, TRACKER};
+use crate::tracker::{Origin, Role};
+use crate::{flags, stack, LIVE, PROGRAM_LIVE, TRACKER};
 
 /// Write `s` to stderr with `write(2)` (no buffering, no allocation, no lock
 /// that a crashing thread might hold).
@@ -59,7 +59,7 @@ pub fn check(addr: usize, len: usize, access: Access, via: Option<&'static str>,
         return;
     }
     if shadow::any(&RealShadow, addr, len, forbidden(access)) {
-        slow(addr, len, access, via, recover);
+        slow(addr, len, access, via, recover, false);
     }
 }
 
@@ -70,9 +70,28 @@ pub fn would_report(addr: usize, len: usize, access: Access) -> bool {
     len != 0 && LIVE.load(Relaxed) != 0 && !thread::in_runtime() && shadow::any(&RealShadow, addr, len, forbidden(access))
 }
 
+/// As [`check`], counting only bytes pending from copies the program
+/// submitted itself ([`Origin::Program`]): the check of a copy CopierGen
+/// made of the program's `memcpy`/`memmove`, or of a write/send call it
+/// absorbed (`interface::copiergen_copy`), which may meet CopierGen's own
+/// pending copies. One load and branch while the program has no copy
+/// pending.
+#[inline(always)]
+pub fn check_program(addr: usize, len: usize, access: Access, via: Option<&'static str>, recover: bool) {
+    if len == 0 || PROGRAM_LIVE.load(Relaxed) == 0 || thread::in_runtime() {
+        return;
+    }
+    if shadow::any(&RealShadow, addr, len, forbidden(access)) {
+        slow(addr, len, access, via, recover, true);
+    }
+}
+
+/// The report path of [`check`] (`program_only`: of [`check_program`]).
+/// (One frame: `emit` keys a report's stack by its frames past the first
+/// two.)
 #[cold]
 #[inline(never)]
-fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, recover: bool) {
+fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, recover: bool, program_only: bool) {
     let _g = RuntimeGuard::enter();
     let handlers = thread::handlers();
     let found = {
@@ -91,9 +110,9 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
                     None => break,
                 }
             }
-            LIVE.store(t.len(), Relaxed);
+            crate::publish(&t);
         }
-        let not_own = |c: &crate::tracker::PendingCopy| !own(c);
+        let not_own = |c: &crate::tracker::PendingCopy| !own(c) && (!program_only || c.origin == Origin::Program);
         let hit = match access {
             Access::Read => t.culprit(Role::Destination, addr, len, not_own).map(|h| (h, Role::Destination)),
             Access::Write | Access::Free | Access::Return | Access::ScopeEnd => t
@@ -135,9 +154,11 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
 /// Report a copy submitted through an entry point that does not allow
 /// overlap (no `COPIER_MOVE` in `flags`) whose destination and source
 /// overlap: `memcpy-param-overlap`, as ASan reports `memcpy`. `stack` is the
-/// submit stack, `id` the number the copy gets. Halts unless
-/// `halt_on_error=0` (then the copy goes on as submitted).
-pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: Box<[usize]>) {
+/// submit stack, `id` the number the copy gets, `call` the program's call
+/// the copy stands for when CopierGen made it (`memcpy`; else the entry
+/// point's name). Halts unless `halt_on_error=0` (then the copy goes on as
+/// submitted).
+pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: Box<[usize]>, call: Option<&'static str>) {
     let (a, b) = (dst.max(src), (dst + len).min(src + len));
     if flags & copier_abi::COPIER_MOVE != 0 || len == 0 || a >= b || dst == src {
         return;
@@ -153,7 +174,7 @@ pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: B
         pend_dst: vec![(0, len)],
         pend_src: vec![(0, len)],
     };
-    let common = Common { addr: a, size: b - a, thread: thread::current(), stack, via: None, bad: a, role: Role::Destination, copy };
+    let common = Common { addr: a, size: b - a, thread: thread::current(), stack, via: call, bad: a, role: Role::Destination, copy };
     emit(&errors::MemcpyParamOverlap(common), false);
 }
 

@@ -143,7 +143,7 @@ pub fn format(frames: &[Sym]) -> String {
             s.push_str(&format!("    #{i} {:#x}  {}\n", f.ip, module_offset(f.ip).unwrap_or_else(|| "(<unknown module>)".into())));
             continue;
         }
-        s.push_str(&format!("    #{i} {:#x} in {}", f.ip, f.name.as_deref().unwrap_or("<unknown>")));
+        s.push_str(&format!("    #{i} {:#x} in {}", f.ip, f.name.as_deref().map_or("<unknown>", copier_abi::symbols::public_name)));
         if f.file.is_none() {
             if let Some(m) = module_offset(f.ip) {
                 s.push_str(&format!(" {m}"));

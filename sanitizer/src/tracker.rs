@@ -69,6 +69,23 @@ pub struct PendingCopy {
     pub pend_dst: RangeSet,
     /// Offsets of the source still pending (a subset of `pend_dst`).
     pub pend_src: RangeSet,
+    /// Who submitted the copy.
+    pub origin: Origin,
+}
+
+/// Who submitted a copy: the program itself (its `amemcpy`, `amemmove`,
+/// `amemcpy_lazy`, `amemcpy_handler`, `copier_submit` calls), or CopierGen
+/// (a copy the pass made of the program's `memcpy`/`memmove`). CopierGen's
+/// copies may read and write bytes pending from its own copies (it chains
+/// them, the runtime orders them), but a copy it made of the program's
+/// `memcpy` is still that `memcpy`: it must not meet the bytes of a copy
+/// the program submitted and has not synced ([`Tracker::program_len`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Submitted by the program's own call.
+    Program,
+    /// Submitted by code CopierGen generated.
+    CopierGen,
 }
 
 /// Which role of a copy a byte has.
@@ -97,6 +114,8 @@ pub struct Tracker<S: ShadowMem> {
     /// Pending source bytes and the copies holding them.
     cover_src: Cover,
     next_id: u64,
+    /// Pending copies of [`Origin::Program`].
+    program: usize,
     /// Scratch buffers reused by `sync`, so a sync (called once per window
     /// by CopierGen's loops, often per access under the sanitizer)
     /// allocates nothing once they have grown.
@@ -118,6 +137,7 @@ impl<S: ShadowMem> Tracker<S> {
             cover_dst: Cover::new(),
             cover_src: Cover::new(),
             next_id: 1,
+            program: 0,
             scratch_ids: Vec::new(),
             scratch_via: Vec::new(),
             scratch_direct: Vec::new(),
@@ -128,6 +148,13 @@ impl<S: ShadowMem> Tracker<S> {
     /// Number of pending copies.
     pub fn len(&self) -> usize {
         self.copies.len()
+    }
+
+    /// Number of pending copies the program submitted itself
+    /// ([`Origin::Program`]): while it is 0, no byte can be the program's
+    /// bug for a copy CopierGen made.
+    pub fn program_len(&self) -> usize {
+        self.program
     }
 
     /// True if no copy is pending (then the shadow is all clear).
@@ -145,9 +172,16 @@ impl<S: ShadowMem> Tracker<S> {
         self.copies.get(&id)
     }
 
-    /// Record a submitted copy and mark its bytes. Returns its id, or `None`
-    /// for `len == 0` or ranges without shadow (not application memory).
+    /// Record a copy the program submitted and mark its bytes. Returns its
+    /// id, or `None` for `len == 0` or ranges without shadow (not
+    /// application memory).
     pub fn submit(&mut self, dst: usize, src: usize, len: usize, flags: u32, thread: u32, stack: Box<[usize]>) -> Option<u64> {
+        self.submit_from(dst, src, len, flags, thread, stack, Origin::Program)
+    }
+
+    /// As [`Tracker::submit`], for a copy of `origin`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_from(&mut self, dst: usize, src: usize, len: usize, flags: u32, thread: u32, stack: Box<[usize]>, origin: Origin) -> Option<u64> {
         if len == 0 || !self.shadow.covers(dst, len) || !self.shadow.covers(src, len) {
             return None;
         }
@@ -160,8 +194,11 @@ impl<S: ShadowMem> Tracker<S> {
         self.cover_src.add(src, src + len, id);
         self.copies.insert(
             id,
-            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len) },
+            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len), origin },
         );
+        if origin == Origin::Program {
+            self.program += 1;
+        }
         shadow::set(&self.shadow, dst, len, DST_BITS);
         shadow::set(&self.shadow, src, len, SRC_BITS);
         Some(id)
@@ -285,6 +322,9 @@ impl<S: ShadowMem> Tracker<S> {
         if c.pend_dst.is_empty() {
             debug_assert!(c.pend_src.is_empty());
             let (d, s) = (c.dst, c.src);
+            if c.origin == Origin::Program {
+                self.program -= 1;
+            }
             self.copies.remove(&id);
             self.by_dst.remove(&(d, id));
             self.by_src.remove(&(s, id));
@@ -366,6 +406,7 @@ impl<S: ShadowMem> Tracker<S> {
             shadow::clear(&self.shadow, c.src, c.len, ALL_BITS);
         }
         self.copies.clear();
+        self.program = 0;
         self.by_dst.clear();
         self.by_src.clear();
         self.cover_dst.clear();
@@ -738,5 +779,26 @@ mod tests {
         t.sync(BASE + 100, 20); // B complete: [60,80) no longer B's source
         assert_eq!(state(&t.shadow, BASE + 65), DST_BITS);
         assert_eq!(state(&t.shadow, BASE + 75), 0);
+    }
+
+    /// The program's copies are counted apart from CopierGen's, and
+    /// `culprit` can be asked about the program's alone (the check of a
+    /// CopierGen copy, `report::check_program`).
+    #[test]
+    fn program_copies_counted_apart() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 4096));
+        let a = t.submit(BASE, BASE + 1000, 100, 0, 0, Box::new([])).unwrap();
+        let b = t.submit_from(BASE + 2000, BASE, 100, 0, 0, Box::new([]), Origin::CopierGen).unwrap();
+        assert_eq!((t.len(), t.program_len()), (2, 1));
+        let program = |c: &PendingCopy| c.origin == Origin::Program;
+        assert_eq!(t.culprit(Role::Destination, BASE + 10, 4, program).map(|(c, _)| c.id), Some(a), "B reads A's pending destination");
+        assert_eq!(t.culprit(Role::Destination, BASE + 2010, 4, program).map(|(c, _)| c.id), None, "B's destination is CopierGen's");
+        assert_eq!(t.culprit(Role::Destination, BASE + 2010, 4, |_| true).map(|(c, _)| c.id), Some(b));
+        t.sync(BASE, 100);
+        assert_eq!((t.len(), t.program_len()), (1, 0));
+        t.submit(BASE + 3000, BASE + 1000, 10, 0, 0, Box::new([]));
+        assert_eq!(t.program_len(), 1);
+        t.sync_all();
+        assert_eq!((t.len(), t.program_len()), (0, 0));
     }
 }

@@ -5,7 +5,7 @@
 #
 # 1. Seeded bugs (seeded/*.c: hand-written amemcpy/csync code, built with
 #    `copiergen cc --sanitize -mllvm -copiergen-disable`, i.e. instrumented
-#    but not rewritten; cg/*.c: CopierGen's own output with its csync calls
+#    but not rewritten, or with REWRITE: copiergen also rewritten; cg/*.c: CopierGen's own output with its csync calls
 #    deleted from the IR, then instrumented with opt -passes=copier-sanitizer).
 #    Each must exit non-zero (or as EXPECT-EXIT says) with exactly one report
 #    (or EXPECT-REPORTS), whose first line is
@@ -30,6 +30,9 @@
 #                           report must still name the right line)
 #   CHECKED-BY: interceptor the bug is caught by an interceptor (runs even
 #                           if the plugin has no copier-sanitizer pass)
+#   REWRITE: copiergen      a seeded program is built with CopierGen
+#                           rewriting its copies (the program's own bug must
+#                           be reported whatever CopierGen made of the copy)
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -80,13 +83,15 @@ bad() {
   return 0
 }
 
-# build_hand SRC BIN [extra copiergen args]: instrumented, not rewritten.
+# build_hand SRC BIN [extra copiergen args]: instrumented, not rewritten
+# (unless SRC says REWRITE: copiergen).
 build_hand() {
-  local src=$1 bin=$2 driver=cc clang=clang-22
+  local src=$1 bin=$2 driver=cc clang=clang-22 disable=(-mllvm -copiergen-disable)
   shift 2
   case $src in *.cc) driver=c++ clang=clang++-22 ;; esac
+  [ "$(directive "$src" REWRITE)" = copiergen ] && disable=()
   if [ $have_pass = 1 ]; then
-    "$COPIERGEN" "$driver" --sanitize -O1 -g "$@" -mllvm -copiergen-disable "$src" -o "$bin" -lpthread 2>"$bin.build"
+    "$COPIERGEN" "$driver" --sanitize -O1 -g "$@" "${disable[@]}" "$src" -o "$bin" -lpthread 2>"$bin.build"
   else
     "$clang" -O1 -g "$@" "$src" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>"$bin.build"
   fi
@@ -96,11 +101,11 @@ build_hand() {
 build_cg_seeded() {
   local src=$1 bin=$2
   "$COPIERGEN" cc -O2 -g -S -emit-llvm "$src" -o "$bin.ll" 2>"$bin.build" || return 1
-  if ! grep -q 'call void @csync(' "$bin.ll"; then
+  if ! grep -q 'call void @__copier_csync(' "$bin.ll"; then
     echo "CopierGen placed no csync call (nothing to delete)" >>"$bin.build"
     return 1
   fi
-  grep -v 'call void @csync(' "$bin.ll" >"$bin.seeded.ll"
+  grep -v 'call void @__copier_csync(' "$bin.ll" >"$bin.seeded.ll"
   opt-22 -load-pass-plugin="$PLUGIN" -passes=copier-sanitizer "$bin.seeded.ll" -o "$bin.bc" 2>>"$bin.build" || return 1
   clang-22 -O1 -g "$bin.bc" -o "$bin" "$LIBSAN" "${LIBS[@]}" 2>>"$bin.build"
 }

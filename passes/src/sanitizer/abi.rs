@@ -38,6 +38,21 @@ pub const CXX_CATCH: &str = "__copier_san_cxx_catch";
 /// read with monotonic loads; 0: nothing is pending and the whole shadow
 /// is clear).
 pub const LIVE: &str = "__copier_san_live";
+/// `__copier_san_copiergen_memcpy(dst, src, n)`: called right before a
+/// copy CopierGen made of the program's `memcpy` (its site entry point or
+/// lazy submit); `..._memmove` likewise for `memmove`.
+pub const COPIERGEN_MEMCPY: &str = "__copier_san_copiergen_memcpy";
+/// See [`COPIERGEN_MEMCPY`].
+pub const COPIERGEN_MEMMOVE: &str = "__copier_san_copiergen_memmove";
+/// `__copier_san_copiergen_io(which, buf, n)`: called right before a
+/// write/send call CopierGen absorbed, `which` its index in
+/// `copier_abi::symbols::ABSORBING`.
+pub const COPIERGEN_IO: &str = "__copier_san_copiergen_io";
+/// Instruction metadata (`!copier.generated !{}`) CopierGen puts on the
+/// runtime calls it emits under names the program may call too
+/// (`amemcpy_lazy`, the absorbing write/send entry points), so this pass
+/// tells them from the program's own calls.
+pub const GENERATED_MD: &str = "copier.generated";
 /// Runtime initializer, called from the module constructor.
 pub const INIT: &str = "__copier_san_init";
 /// ABI version check, called from the module constructor.

@@ -71,6 +71,14 @@
 //! exact `addr + n` under the sanitizer, decided by program events only.
 //! Check calls are `nomerge` and carry a source line (see [`sites::Site`]).
 //!
+//! # CopierGen's copies
+//! A copy CopierGen made of the program's `memcpy`/`memmove`, and a
+//! write/send call it absorbed, may meet CopierGen's own pending copies
+//! (it chains them) but must not meet bytes the program's own `amemcpy`
+//! left pending, exactly as the `memcpy` or `write` it stands for: each
+//! such call gets a call of the runtime's check right before it, which
+//! also labels the submit as CopierGen's ([`copiergen_calls`]).
+//!
 //! # Frame ends
 //! A stack variable (entry-block `alloca` of constant size) whose address
 //! escapes to a call may be a copy's buffer. Before each `ret`/`resume`
@@ -101,12 +109,14 @@
 //! [`abi`] the names shared with the runtime; [`accesses`] what to check;
 //! [`checks`] the inline test and its cold call; [`frames`] and
 //! [`exceptions`] frame ends; [`sites`] the line a report names;
-//! [`ready_end`] `csync_ready_end` under the sanitizer; [`libcalls`] library
+//! [`ready_end`] `csync_ready_end` under the sanitizer; [`copiergen_calls`]
+//! CopierGen's copies and absorbed calls; [`libcalls`] library
 //! calls kept as calls; [`ctor`] the module constructor; [`options`].
 
 pub mod abi;
 mod accesses;
 mod checks;
+mod copiergen_calls;
 mod ctor;
 mod exceptions;
 mod frames;
@@ -166,7 +176,9 @@ impl ModulePass for CopierSanitizer {
 
 fn is_runtime_function(f: LLVMValueRef) -> bool {
     let name = ir::name(f);
-    ["amemcpy", "amemmove", "csync", "copier_", "__copier", "copier_san."].iter().any(|p| name.starts_with(p))
+    // libcopier's own functions have reserved names; a program's `csync`
+    // or `copier_flush` is the program's.
+    ["__copier", "copier_san."].iter().any(|p| name.starts_with(p))
         || ir::section(f).is_some_and(|s| s.starts_with(".text.copier"))
         || ir::has_fn_attr(f, "disable_sanitizer_instrumentation")
 }
@@ -201,6 +213,10 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
     let Some(cxx) = CxxHooks::declare(m, i64, void) else {
         return conflict(cx, CXX_THROW);
     };
+    let copiergen_checks = match copiergen_calls::CopierGenChecks::declare(m, i64, void, suffix) {
+        Ok(d) => d,
+        Err(name) => return conflict(cx, &name),
+    };
     let memcpy_ids = [ir::intrinsic_id("llvm.memcpy"), ir::intrinsic_id("llvm.memmove"), ir::intrinsic_id("llvm.memcpy.inline")];
     let memset_ids = [ir::intrinsic_id("llvm.memset"), ir::intrinsic_id("llvm.memset.inline")];
 
@@ -215,6 +231,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         }
         let mut accesses = Vec::new();
         let mut misses = Vec::new();
+        let mut generated = Vec::new();
         let forwarder = ready_end.is_some_and(|(from, _)| ready_end::is_forwarder_to(f, from));
         let mut run = 0;
         for bb in ir::blocks(f) {
@@ -238,6 +255,9 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
                 }
                 if checked.after(inst) {
                     run += 1;
+                }
+                if let Some(kind) = copiergen_calls::classify(inst) {
+                    generated.push((inst, kind));
                 }
                 libcalls::keep_libcall(inst);
                 if let Some((from, to)) = ready_end {
@@ -264,6 +284,7 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         for a in &mut accesses {
             a.site = sites.site(&b, a.inst);
         }
+        let generated: Vec<_> = generated.into_iter().map(|(inst, kind)| (inst, kind, sites.site(&b, inst).first())).collect();
         if !accesses.is_empty() || !misses.is_empty() {
             frames::hoist_static_allocas(f);
         }
@@ -274,10 +295,13 @@ fn instrument(cx: &ModuleContext<'_>, recover: bool) -> bool {
         for &call in &misses {
             ready_end::skip_when_idle(&b, live, call);
         }
+        for &(call, kind, loc) in &generated {
+            copiergen_checks.emit(&b, call, kind, loc);
+        }
         let ends = frames::instrument_frame_ends(&b, &checks, f, &vars, &sites, &frame_ends);
         let ends = frames::instrument_dynamic_area(&b, m, f, &dynamic, &sites, &frame_ends) || ends;
         let ends = exceptions::instrument_exceptions(&b, m, f, &sites, &cxx) || ends;
-        if !accesses.is_empty() || ends || !misses.is_empty() {
+        if !accesses.is_empty() || ends || !misses.is_empty() || !generated.is_empty() {
             drop_memory_attrs(f);
         }
     }

@@ -8,7 +8,9 @@ use inkwell::llvm_sys::debuginfo as di;
 use inkwell::llvm_sys::prelude::{LLVMModuleRef, LLVMValueRef};
 use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMIntPredicate, LLVMLinkage, LLVMOpcode};
 
-/// libcopier's `csync_ready_end` and the runtime's replacement
+/// libcopier's `csync_ready_end` (its reserved symbol
+/// `copier_abi::symbols::CSYNC_READY_END`, which CopierGen and `copier.h`
+/// call) and the runtime's replacement
 /// `__copier_san_ready_end` (same type), if the module calls the former.
 /// Under the sanitizer libcopier returns exactly `addr + n`, so a CopierGen
 /// window loop would call the runtime once per access; the replacement
@@ -16,7 +18,7 @@ use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMIntPredicate, LLVMLinkage, LLVMO
 /// `sanitizer/src/interface.rs`).
 pub(super) fn replacement(m: LLVMModuleRef) -> Option<(LLVMValueRef, LLVMValueRef)> {
     // SAFETY: m is the live module; the name is NUL-terminated.
-    let from = unsafe { c::LLVMGetNamedFunction(m, c"csync_ready_end".as_ptr()) };
+    let from = unsafe { c::LLVMGetNamedFunction(m, c"__copier_csync_ready_end".as_ptr()) };
     if from.is_null() {
         return None;
     }

@@ -272,8 +272,9 @@ impl Windows {
 }
 
 /// libcopier's entry points that wait for copies and submit none
-/// (runtime/include/copier.h), trusted by name when declared, not defined.
-const RELEASE_ONLY: &[&str] = &["csync", "csync_all"];
+/// (runtime/include/copier.h), trusted by their reserved symbols when
+/// declared, not defined (a public `csync` may be the program's own).
+const RELEASE_ONLY: &[&str] = &[copier_abi::symbols::CSYNC, copier_abi::symbols::CSYNC_ALL];
 
 fn nonnull(v: LLVMValueRef) -> Option<LLVMValueRef> {
     (!v.is_null()).then_some(v)

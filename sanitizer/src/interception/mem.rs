@@ -16,9 +16,21 @@ use crate::errors::Access;
 use crate::report::would_report;
 use crate::{check_read, check_write, real};
 
-/// C entry points of libcopier (their code is runtime code too).
-const RUNTIME_ENTRY_POINTS: &[&str] =
-    &["amemcpy", "amemmove", "amemcpy_lazy", "amemcpy_handler", "copier_submit", "copier_wait", "csync", "csync_all", "csync_ready_end", "__copier_amemcpy_site", "__copier_amemmove_site"];
+/// C entry points of libcopier (their code is runtime code too), by their
+/// reserved symbols (the public names are trampolines that jump there).
+const RUNTIME_ENTRY_POINTS: &[&str] = &[
+    "__copier_amemcpy",
+    "__copier_amemmove",
+    "__copier_amemcpy_lazy",
+    "__copier_amemcpy_handler",
+    "__copier_submit",
+    "__copier_wait",
+    "__copier_csync",
+    "__copier_csync_all",
+    "__copier_csync_ready_end",
+    "__copier_amemcpy_site",
+    "__copier_amemmove_site",
+];
 
 static RUNTIME_PCS: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
 

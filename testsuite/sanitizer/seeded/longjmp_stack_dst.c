@@ -12,7 +12,7 @@
 // EXPECT-STDERR: is located 0 bytes inside the source [
 // A longjmp leaves frames whose stack buffers a pending copy still writes
 // (into `work`'s array, two frames below the setjmp) or reads (from
-// `send`'s array, via siglongjmp): those frames die without returning,
+// `post`'s array, via siglongjmp): those frames die without returning,
 // so no return check runs; the jump is reported, naming the jump function,
 // before the copy lands in (or reads) stack the program reuses.
 #include "../common.h"
@@ -30,7 +30,7 @@ __attribute__((noinline)) static void work(const char *s) {
   use((long)buf);
   fail(0);
 }
-__attribute__((noinline)) static void send(char *dst) {
+__attribute__((noinline)) static void post(char *dst) {
   char msg[4096];
   memset(msg, 'm', sizeof msg);
   amemcpy(dst, msg, sizeof msg);
@@ -50,7 +50,7 @@ int main(void) {
     use(other(i));
   char *dst = malloc(4096);
   if (sigsetjmp(senv, 1) == 0)
-    send(dst);
+    post(dst);
   for (int i = 0; i < 4; i++)
     use(other(i));
   csync_all();
