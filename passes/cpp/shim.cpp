@@ -57,6 +57,7 @@
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
+#include "llvm/Transforms/Utils/SSAUpdater.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -719,11 +720,67 @@ void cg_split_if_then_else(LLVMValueRef Cond, LLVMValueRef Before,
   *ElseTerm = wrap(Else);
 }
 
+/// Points the uses Uses (a use list, in its order) at To, keeping that
+/// order (Use::set pushes on the front of a use list).
+static void setUsesInOrder(ArrayRef<Use *> Uses, Value *To) {
+  for (Use *U : llvm::reverse(Uses))
+    U->set(To);
+}
+
+static SmallVector<Use *, 16> usesOf(Value *V) {
+  SmallVector<Use *, 16> Uses;
+  for (Use &U : V->uses())
+    Uses.push_back(&U);
+  return Uses;
+}
+
+/// Exchanges the metadata uses (debug records) of A and B.
+static void swapMetadataUses(Value *A, Value *B) {
+  if (!A->isUsedByMetadata() && !B->isUsedByMetadata())
+    return;
+  Argument *Tmp = new Argument(A->getType());
+  ValueAsMetadata::handleRAUW(A, Tmp);
+  ValueAsMetadata::handleRAUW(B, A);
+  ValueAsMetadata::handleRAUW(Tmp, B);
+  Tmp->deleteValue();
+}
+
+/// Exchanges the bodies (blocks, argument uses, !dbg subprogram) of F and
+/// its fresh clone NF, so that NF, the nothing-pending copy, runs F's own
+/// instructions: CloneFunction builds values whose use lists are in another
+/// order, which instruction selection and register allocation read. False
+/// (left as cloned) when a block's address is taken.
+static bool swapBodies(Function *F, Function *NF) {
+  for (BasicBlock &BB : *F)
+    if (BB.hasAddressTaken())
+      return false;
+  // Through an empty function, so that no value is renamed.
+  Function *Tmp = Function::Create(
+      NF->getFunctionType(), GlobalValue::InternalLinkage, "", F->getParent());
+  Tmp->splice(Tmp->end(), NF);
+  NF->splice(NF->end(), F);
+  for (auto [A, NA] : llvm::zip(F->args(), NF->args())) {
+    SmallVector<Use *, 16> Own = usesOf(&A);
+    SmallVector<Use *, 16> Theirs = usesOf(&NA);
+    setUsesInOrder(Own, &NA);
+    setUsesInOrder(Theirs, &A);
+    swapMetadataUses(&A, &NA);
+  }
+  F->splice(F->end(), Tmp);
+  Tmp->eraseFromParent();
+  DISubprogram *SP = F->getSubprogram();
+  F->setSubprogram(NF->getSubprogram());
+  NF->setSubprogram(SP);
+  return true;
+}
+
 /// A copy of F's body as an internal function named Name, for the
-/// nothing-pending dispatch of a guarded function; nullptr when calls to it
+/// nothing-pending dispatch of a guarded function (the copy gets F's own
+/// instructions, F the cloned ones: see swapBodies); nullptr when calls to it
 /// could not stand for F's body (variadic, or an argument passed in F's
 /// caller's frame: byval, inalloca, preallocated, swift ABI).
-LLVMValueRef cg_clone_for_dispatch(LLVMValueRef CF, const char *Name) {
+LLVMValueRef cg_clone_for_dispatch(CgModuleAM *CMAM, LLVMValueRef CF,
+                                   const char *Name) {
   Function *F = unwrap<Function>(CF);
   if (F->isVarArg() || F->isDeclaration())
     return nullptr;
@@ -733,6 +790,13 @@ LLVMValueRef cg_clone_for_dispatch(LLVMValueRef CF, const char *Name) {
       return nullptr;
   ValueToValueMapTy VMap;
   Function *NF = CloneFunction(F, VMap);
+  if (swapBodies(F, NF)) {
+    // F's cached analyses describe the blocks NF has now.
+    auto &MAM = *reinterpret_cast<ModuleAnalysisManager *>(CMAM);
+    MAM.getResult<FunctionAnalysisManagerModuleProxy>(*F->getParent())
+        .getManager()
+        .invalidate(*F, PreservedAnalyses::none());
+  }
   NF->setName(Name);
   NF->setLinkage(GlobalValue::InternalLinkage);
   NF->setVisibility(GlobalValue::DefaultVisibility);
@@ -1055,6 +1119,88 @@ CgLoopClone *cg_loop_clone(CgFunctionCtx *Ctx, LLVMBasicBlockRef Header,
   Ctx->FreshLI.reset();
   Ctx->FreshDT.reset();
   return Clone;
+}
+
+/// After cg_loop_clone, once branches of the copy jump into the original
+/// loop (bail edges, the copy's edge from block From to original block To
+/// set by the caller): every use of a value of the original loop that a
+/// path through such an edge can reach sees the copy's value there
+/// (SSAUpdater: PHIs where the two meet). Values are available in their
+/// own block and in its copy; every path into the original loop through a
+/// bail edge passed the copy of each definition the original path to the
+/// use passes, so no PHI gets an undefined incoming value.
+void cg_loop_clone_repair_ssa(CgFunctionCtx *Ctx, CgLoopClone *Clone) {
+  // In program order (the map's order depends on addresses): the PHIs
+  // come out the same on every run.
+  SmallVector<std::pair<Instruction *, Instruction *>, 64> Pairs;
+  for (BasicBlock &BB : Ctx->F)
+    for (Instruction &I : BB) {
+      auto *C = dyn_cast_or_null<Instruction>(Clone->VMap.lookup(&I));
+      if (!C || C == &I || I.getType()->isVoidTy() ||
+          I.getType()->isTokenTy() || I.use_empty())
+        continue;
+      Pairs.push_back({&I, C});
+    }
+  for (auto [I, C] : Pairs) {
+    SmallVector<Use *, 8> Uses;
+    for (Use &U : I->uses()) {
+      auto *User = cast<Instruction>(U.getUser());
+      // A use in the definition's own block (not a PHI) stays dominated.
+      if (User->getParent() == I->getParent() && !isa<PHINode>(User))
+        continue;
+      Uses.push_back(&U);
+    }
+    if (Uses.empty())
+      continue;
+    SSAUpdater SSA;
+    SSA.Initialize(I->getType(), I->getName());
+    SSA.AddAvailableValue(I->getParent(), I);
+    SSA.AddAvailableValue(C->getParent(), C);
+    for (Use *U : Uses)
+      SSA.RewriteUse(*U);
+  }
+}
+
+/// Sets successor Index of the terminator Term to Target.
+void cg_set_successor(LLVMValueRef Term, unsigned Index,
+                      LLVMBasicBlockRef Target) {
+  unwrap<Instruction>(Term)->setSuccessor(Index, unwrap(Target));
+}
+
+/// In the loop copy: replaces every load of the global Word by 0 (the copy
+/// runs only while it reads 0 and submits nothing), simplifies the
+/// instructions that fed, folds constant branches, and deletes the blocks
+/// of F that are no longer reachable.
+void cg_loop_clone_assume_zero(CgFunctionCtx *Ctx, CgLoopClone *Clone,
+                               LLVMValueRef Word) {
+  Value *W = unwrap(Word);
+  SmallPtrSet<Value *, 32> Copies;
+  for (auto KV : Clone->VMap)
+    if (isa<BasicBlock>(KV.first))
+      Copies.insert(static_cast<Value *>(KV.second));
+  SmallVector<BasicBlock *, 16> Blocks;
+  for (BasicBlock &BB : Ctx->F)
+    if (Copies.contains(&BB))
+      Blocks.push_back(&BB);
+  for (BasicBlock *B : Blocks)
+    for (Instruction &I : make_early_inc_range(*B))
+      if (auto *L = dyn_cast<LoadInst>(&I))
+        if (L->getPointerOperand() == W) {
+          L->replaceAllUsesWith(Constant::getNullValue(L->getType()));
+          L->eraseFromParent();
+        }
+  for (BasicBlock *B : Blocks) {
+    SimplifyInstructionsInBlock(B);
+    ConstantFoldTerminator(B, /*DeleteDeadConditions=*/true);
+  }
+  removeUnreachableBlocks(Ctx->F);
+}
+
+/// The header of the innermost natural loop containing BB when that loop
+/// has no inner loop (analyses of the IR as it was), else null.
+LLVMBasicBlockRef cg_innermost_loop(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
+  Loop *L = Ctx->LI.getLoopFor(unwrap(BB));
+  return L && L->isInnermost() ? wrap(L->getHeader()) : nullptr;
 }
 
 /// The copy of V made by cg_loop_clone (V itself when V is not in the loop).

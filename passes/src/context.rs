@@ -436,6 +436,15 @@ impl FunctionAnalyses<'_> {
         }
     }
 
+    /// The header of the innermost natural loop containing `bb` when that
+    /// loop contains no other loop (loop info of the IR as it was).
+    pub fn innermost_loop(&self, bb: LLVMBasicBlockRef) -> Option<LLVMBasicBlockRef> {
+        debug_assert!(!self.changed.get(), "loop query after an IR change");
+        // SAFETY: `bb` is a block of the analysed function.
+        let h = unsafe { ffi::cg_innermost_loop(self.ctx, bb) };
+        (!h.is_null()).then_some(h)
+    }
+
     /// Whether `bb` lies in the natural loop headed by `header` (loop info
     /// of the IR as it was before any change).
     pub fn loop_contains(&self, header: LLVMBasicBlockRef, bb: LLVMBasicBlockRef) -> bool {
@@ -628,6 +637,26 @@ impl LoopClone {
         // SAFETY: raw is live until drop; `v` is a live value.
         unsafe { ffi::cg_loop_clone_lookup(self.raw, v) }
     }
+
+    /// After the caller pointed branches of the copy into the original loop
+    /// (bail edges, [`set_successor`]): rewrites the uses of the original
+    /// loop's values that a bail edge reaches to PHIs of the original's
+    /// value and the copy's (`cg_loop_clone_repair_ssa`).
+    pub fn repair_ssa(&self, fa: &FunctionAnalyses<'_>) {
+        // SAFETY: raw is live and belongs to fa's function; the IR is valid
+        // apart from those uses.
+        unsafe { ffi::cg_loop_clone_repair_ssa(fa.ctx, self.raw) }
+    }
+
+    /// In the copy only: every load of the global `word` becomes 0, then
+    /// constant branches fold and the function's unreachable blocks go
+    /// (`cg_loop_clone_assume_zero`). Values of deleted blocks are gone:
+    /// look up first.
+    pub fn assume_zero(&self, fa: &FunctionAnalyses<'_>, word: LLVMValueRef) {
+        // SAFETY: raw is live and belongs to fa's function; `word` is a
+        // global.
+        unsafe { ffi::cg_loop_clone_assume_zero(fa.ctx, self.raw, word) }
+    }
 }
 
 impl Drop for LoopClone {
@@ -691,6 +720,13 @@ pub fn make_unconditional(br: LLVMValueRef, succ: u32) {
     unsafe { ffi::cg_make_unconditional(br, succ) }
 }
 
+/// Points successor `index` of the terminator `term` at `target` (the
+/// caller keeps PHIs and SSA valid).
+pub fn set_successor(term: LLVMValueRef, index: u32, target: LLVMBasicBlockRef) {
+    // SAFETY: `term` is a live terminator with more than `index` successors.
+    unsafe { ffi::cg_set_successor(term, index, target) }
+}
+
 /// Splits `before`'s block into `if (cond) { new block } before...`; returns
 /// the new block's terminator. `unlikely` marks the new block cold.
 pub fn split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef {
@@ -701,11 +737,14 @@ pub fn split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -
 
 /// A copy of `function`'s body as an internal function named `name`
 /// (`None` for variadic functions and arguments passed in the caller's
-/// frame: byval, inalloca, preallocated, swift ABI).
-pub fn clone_for_dispatch(function: LLVMValueRef, name: &std::ffi::CStr) -> Option<LLVMValueRef> {
-    // SAFETY: `function` is a function of the module; the name is
+/// frame: byval, inalloca, preallocated, swift ABI). The copy keeps
+/// `function`'s own instructions and `function` gets the cloned ones, so the
+/// copy's use lists, which the backend reads, are the original body's.
+pub fn clone_for_dispatch(cx: &ModuleContext<'_>, function: LLVMValueRef, name: &std::ffi::CStr) -> Option<LLVMValueRef> {
+    // SAFETY: `function` is a function of cx's module, no function context
+    // of it is open (its cached analyses are invalidated); the name is
     // NUL-terminated.
-    let f = unsafe { ffi::cg_clone_for_dispatch(function, name.as_ptr()) };
+    let f = unsafe { ffi::cg_clone_for_dispatch(cx.mam, function, name.as_ptr()) };
     (!f.is_null()).then_some(f)
 }
 

@@ -204,10 +204,14 @@ unsafe extern "C" {
     pub fn cg_loop_clone(ctx: *mut CgFunctionCtx, header: LLVMBasicBlockRef, dispatch: *mut LLVMValueRef) -> *mut CgLoopClone;
     pub fn cg_loop_clone_lookup(clone: *mut CgLoopClone, v: LLVMValueRef) -> LLVMValueRef;
     pub fn cg_loop_clone_end(clone: *mut CgLoopClone);
+    pub fn cg_loop_clone_repair_ssa(ctx: *mut CgFunctionCtx, clone: *mut CgLoopClone);
+    pub fn cg_loop_clone_assume_zero(ctx: *mut CgFunctionCtx, clone: *mut CgLoopClone, word: LLVMValueRef);
+    pub fn cg_set_successor(term: LLVMValueRef, index: u32, target: LLVMBasicBlockRef);
+    pub fn cg_innermost_loop(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> LLVMBasicBlockRef;
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;
-    pub fn cg_clone_for_dispatch(f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
+    pub fn cg_clone_for_dispatch(mam: *mut CgModuleAM, f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
     pub fn cg_insert_dispatch(f: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef, before: LLVMValueRef);
     pub fn cg_dispatch_call(call: LLVMValueRef, clone: LLVMValueRef, word: LLVMValueRef) -> bool;
     pub fn cg_may_reach(ctx: *mut CgFunctionCtx, from: LLVMValueRef, to: LLVMValueRef) -> bool;

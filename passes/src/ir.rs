@@ -281,6 +281,29 @@ pub fn debug_loc(inst: LLVMValueRef) -> Option<String> {
     }
 }
 
+/// Attaches an empty metadata node of kind `kind` to `inst` (a flag such
+/// as `!copier.generated !{}`).
+pub fn set_flag_md(inst: LLVMValueRef, kind: &str) {
+    // SAFETY: handle invariant; the kind name is valid for the call; the
+    // empty node belongs to the instruction's context.
+    unsafe {
+        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
+        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
+        let node = c::LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
+        c::LLVMSetMetadata(inst, id, c::LLVMMetadataAsValue(ctx, node));
+    }
+}
+
+/// True if `inst` carries metadata of kind `kind`.
+pub fn has_md(inst: LLVMValueRef, kind: &str) -> bool {
+    // SAFETY: handle invariant; the kind name is valid for the call.
+    unsafe {
+        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
+        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
+        !c::LLVMGetMetadata(inst, id).is_null()
+    }
+}
+
 /// One operand of a metadata node, as [`md_operands`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MdOperand {
@@ -538,6 +561,12 @@ impl Builder {
     pub fn int_cast(&self, v: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
         // SAFETY: handle invariant; `v` is an integer, `ty` an integer type.
         unsafe { c::LLVMBuildIntCast2(self.raw, v, ty, 0, c"".as_ptr()) }
+    }
+
+    /// Sign-extends or truncates the integer `v` to `ty`.
+    pub fn int_cast_signed(&self, v: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
+        // SAFETY: handle invariant; `v` is an integer, `ty` an integer type.
+        unsafe { c::LLVMBuildIntCast2(self.raw, v, ty, 1, c"".as_ptr()) }
     }
 
     /// Calls `callee` (of type `fn_ty`) with `args`.

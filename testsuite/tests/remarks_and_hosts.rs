@@ -122,7 +122,7 @@ fn huge_function_is_rewritten_and_verifies() {
     // each copy share one csync over their 240-byte hull (no loop: plain
     // calls); 400 copies pending at the return: one csync_all.
     assert_eq!(out.ir.matches(", i64 240)").count(), 400);
-    assert!(out.ir.contains("call void @csync_all()"));
+    assert!(out.ir.contains("call void @__copier_csync_all()"));
 }
 
 #[test]
@@ -135,8 +135,8 @@ fn function_with_too_many_narrow_syncs_is_planned_coarsely() {
     // One whole-copy csync per copy (at its first read, from the copy's
     // slot: the size split joins the submitting and the inline path), none
     // per read.
-    assert_eq!(out.ir.matches("call void @csync(ptr %xp").count(), 0);
-    assert_eq!(out.ir.matches("call void @csync(ptr %copiergen.dst").count(), 40);
+    assert_eq!(out.ir.matches("call void @__copier_csync(ptr %xp").count(), 0);
+    assert_eq!(out.ir.matches("call void @__copier_csync(ptr %copiergen.dst").count(), 40);
     let coarse = out.remarks.iter().filter(|r| r.contains("too many accesses to guard one by one (-copiergen-max-narrow)"));
     assert!(coarse.count() >= 40, "{:#?}", out.remarks);
 }

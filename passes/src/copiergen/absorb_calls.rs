@@ -71,6 +71,9 @@ pub fn retarget(module: inkwell::llvm_sys::prelude::LLVMModuleRef, call: LLVMVal
     match ir::get_or_declare(module, &name, ret, &params, &[]) {
         Some((f, _)) => {
             ir::set_called_function(call, f);
+            // The call stands for the program's: CopierSanitizer checks it
+            // against the program's own pending copies.
+            ir::set_flag_md(call, crate::sanitizer::abi::GENERATED_MD);
             true
         }
         None => false,

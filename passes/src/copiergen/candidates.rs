@@ -299,12 +299,15 @@ impl IntrinsicIds {
 }
 
 /// Whether a function belongs to the Copier runtime and must never be
-/// rewritten (brief: names `amemcpy*`, `amemmove*`, `csync*`, `copier_*`,
-/// `__copier*`, sections `.text.copier*`), or is itself a copy routine a
-/// program defines (`memcpy`, ...): rewriting it would recurse.
+/// rewritten (reserved names `__copier*`, sections `.text.copier*`), or is
+/// itself a copy routine a program defines (`memcpy`, ...): rewriting it
+/// would recurse. A function named like a public name of libcopier
+/// (`csync`, `copier_flush`) that the program defines is the program's own
+/// (libcopier's entry points are `__copier_*`; the public names are weak
+/// trampolines in assembly) and is rewritten like any other.
 pub fn is_runtime_function(function: LLVMValueRef) -> bool {
     let name = ir::name(function);
-    const PREFIXES: [&str; 5] = ["amemcpy", "amemmove", "csync", "copier_", "__copier"];
+    const PREFIXES: [&str; 1] = ["__copier"];
     const COPY_ROUTINES: [&str; 4] = ["memcpy", "memmove", "__memcpy_chk", "__memmove_chk"];
     PREFIXES.iter().any(|p| name.starts_with(p))
         || COPY_ROUTINES.contains(&name.as_str())

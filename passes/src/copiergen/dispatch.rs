@@ -25,8 +25,8 @@ pub fn clone_name(function: LLVMValueRef) -> CString {
 
 /// Copies `function`'s body, before the pass changes it (`None`: see
 /// [`context::clone_for_dispatch`]).
-pub fn clone_body(function: LLVMValueRef) -> Option<LLVMValueRef> {
-    context::clone_for_dispatch(function, &clone_name(function))
+pub fn clone_body(cx: &context::ModuleContext<'_>, function: LLVMValueRef) -> Option<LLVMValueRef> {
+    context::clone_for_dispatch(cx, function, &clone_name(function))
 }
 
 /// Makes the instrumented `function` run `clone` when nothing is pending at
@@ -77,7 +77,7 @@ fn submits(f: LLVMValueRef) -> bool {
     ir::blocks(f).flat_map(ir::instructions).filter(|&i| ir::is_call(i)).any(|i| {
         ir::called_function(i).is_some_and(|g| {
             let n = ir::name(g);
-            n.starts_with("amemcpy") || n.starts_with("amemmove") || n.starts_with("__copier_amem") || n == "copier_submit"
+            n.starts_with("amemcpy") || n.starts_with("amemmove") || n.starts_with("__copier_amem") || n == "copier_submit" || n == "__copier_submit"
         })
     })
 }

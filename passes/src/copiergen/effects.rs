@@ -51,6 +51,7 @@
 use super::candidates::IntrinsicIds;
 use crate::context::{self, FunctionAnalyses, LocSize, Location, ModuleContext, ObjectKind};
 use crate::ir;
+use copier_abi::symbols;
 use inkwell::llvm_sys::LLVMOpcode;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use std::cell::RefCell;
@@ -363,12 +364,16 @@ const PROCESS_FUNCTIONS: &[&str] = &[
 const FREE_FUNCTIONS: &[&str] = &["free", "cfree", "realloc", "reallocarray", "munmap", "mremap", "madvise"];
 
 /// Callees (exact names, declared, not defined in the module) that are the
-/// Copier runtime's waits (`copier.h`).
-const RUNTIME_WAITS: &[&str] = &["csync", "csync_all", "csync_ready_end"];
+/// Copier runtime's waits: their reserved symbols, which `copier.h`'s
+/// declarations call. A declared public `csync` may be a function the
+/// program defines in another file (libcopier's is weak), so it is an
+/// ordinary call.
+const RUNTIME_WAITS: &[&str] = &[symbols::CSYNC, symbols::CSYNC_ALL, symbols::CSYNC_READY_END];
 
 /// Callees (by name prefix) that are the Copier runtime's own submission
-/// entry points.
-const RUNTIME_SUBMIT_PREFIXES: &[&str] = &["amemcpy", "amemmove", "copier_submit"];
+/// entry points, by their reserved and their public names (a program's own
+/// `amemcpy` taken for one only resets the cached ready windows).
+const RUNTIME_SUBMIT_PREFIXES: &[&str] = &["__copier_amemcpy", "__copier_amemmove", "__copier_submit", "amemcpy", "amemmove", "copier_submit"];
 
 /// Computes the effects of every instruction of interest.
 pub struct EffectBuilder<'a, 'm> {

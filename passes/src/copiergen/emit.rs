@@ -63,7 +63,7 @@ impl Runtime {
     /// `COPIER_STATS` line) for modules that can use it, and only for them
     /// (`-copiergen-link-runtime`, set by `copiergen cc`). Nothing when the
     /// module's names conflict with libcopier's ([`Runtime::conflict`]):
-    /// the program's own `csync` then links as with plain clang.
+    /// the program's own `__copier_csync` then links as with plain clang.
     pub fn anchor(module: LLVMModuleRef) {
         if Self::conflict(module).is_some() {
             return;
@@ -76,7 +76,7 @@ impl Runtime {
     }
 
     /// Renames the module's local (`static`) functions and variables that
-    /// carry a runtime symbol's name (`static int csync;`): internal
+    /// carry a runtime symbol's name (`static int __copier_csync;`): internal
     /// linkage cannot clash with libcopier's definitions, so they are no
     /// [`Runtime::conflict`], and the pass's declarations take the name.
     pub fn rename_local_namesakes(module: LLVMModuleRef) {
@@ -94,7 +94,7 @@ impl Runtime {
     /// parameters, defined by the module itself with any type, or a
     /// variable of that name; a pending word that is a
     /// function or has another type), with the declaration the pass
-    /// expects (`declare ptr @amemcpy(ptr, ptr, i64)`); `None` when the
+    /// expects (`declare ptr @__copier_amemcpy(ptr, ptr, i64)`); `None` when the
     /// pass can declare them all.
     pub fn conflict(module: LLVMModuleRef) -> Option<(String, String)> {
         if let Some(recorded) = recorded_conflict(module) {
@@ -104,7 +104,7 @@ impl Runtime {
         for (name, ret, params) in Self::entries(&b) {
             let c = CString::new(name).expect("symbol names have no NUL");
             // A definition of its own, even of libcopier's type, would clash
-            // with libcopier's at the link (`void csync(void *, size_t)`).
+            // with libcopier's at the link (`void __copier_csync(void *, size_t)`).
             if !ir::can_declare(module, &c, ret, &params) || ir::defines_external_function(module, &c) {
                 let params: Vec<String> = params.iter().map(|&t| ir::type_to_string(t)).collect();
                 return Some((name.to_owned(), format!("declare {} @{name}({})", ir::type_to_string(ret), params.join(", "))));
@@ -120,8 +120,8 @@ impl Runtime {
     }
 
     /// Records [`Runtime::conflict`] of an -flto compile's module in its
-    /// named metadata [`CONFLICT_MD`] (`!{!"csync", !"declare void
-    /// @csync(ptr, i64)"}`), which the IR linker keeps in the merged
+    /// named metadata [`CONFLICT_MD`] (`!{!"__copier_csync", !"declare void
+    /// @__copier_csync(ptr, i64)"}`), which the IR linker keeps in the merged
     /// module, so the link-time run reports it and rewrites nothing.
     /// Returns whether there was a conflict.
     pub fn record_conflict(module: LLVMModuleRef) -> bool {
@@ -277,6 +277,9 @@ struct Emitter {
     entry_reset: Option<LLVMValueRef>,
     /// File and function name strings of the sites, by text.
     strings: HashMap<String, LLVMValueRef>,
+    /// Per split copy: the split's conditional branch (successor 0: the
+    /// submitting side) and the submitting call.
+    splits: HashMap<usize, (LLVMValueRef, LLVMValueRef)>,
 }
 
 /// The instructions of one windowed guard, kept to fold the guards whose
@@ -289,6 +292,8 @@ struct Guard {
     check: Vec<LLVMValueRef>,
     /// The `csync_ready_end` call on the miss path.
     call: LLVMValueRef,
+    /// The check's conditional branch (successor 0: the miss block).
+    branch: LLVMValueRef,
 }
 
 /// An increasing-pointer guard of constant size `len` on `p`:
@@ -422,6 +427,7 @@ impl Emitter {
         let beyond = self.b.icmp(LLVMIntPredicate::LLVMIntUGT, last, end);
         let miss = self.b.or(below, beyond);
         let term = context::split_if_then(miss, before, true);
+        let branch = ir::block_terminator_of(ir::predecessors(ir::parent_block(term))[0]);
         self.b.position_before(term);
         self.b.set_loc_from(before);
         let new_end = self.miss_call(ptr, n);
@@ -434,7 +440,7 @@ impl Emitter {
         self.b.store(new_end, end_slot);
         // (Not the slot loads: mem2reg deletes them.)
         let check = vec![miss, below, beyond, last];
-        self.guards.push(Guard { below: Some(below), beyond, miss, check, call: new_end });
+        self.guards.push(Guard { below: Some(below), beyond, miss, check, call: new_end, branch });
     }
 
     /// The end-only guard of a pointer that only grows in its loop, with a
@@ -494,7 +500,7 @@ impl Emitter {
                 self.b.store(new_end, slot);
             }
         }
-        self.guards.push(Guard { below: None, beyond: miss, miss, check, call: new_end });
+        self.guards.push(Guard { below: None, beyond: miss, miss, check, call: new_end, branch });
     }
 
     fn miss_call(&self, ptr: LLVMValueRef, n: LLVMValueRef) -> LLVMValueRef {
@@ -559,6 +565,8 @@ pub fn apply(
             }
         }
     }
+    let quiet_loops =
+        if max_unguarded > 0 { super::pending_free::candidates(fa, copies, plan, lazy) } else { Vec::new() };
     fa.mark_changed();
     let function = fa.function();
     let b = Builder::new(module);
@@ -580,6 +588,7 @@ pub fn apply(
         resets: HashMap::new(),
         entry_reset: None,
         strings: HashMap::new(),
+        splits: HashMap::new(),
     };
     let triple = ir::target_triple(module);
     if plan.points.iter().any(|p| plan.windowed(p, window_enabled) && !p.narrow.is_empty())
@@ -720,7 +729,11 @@ pub fn apply(
         // (a lazy copy: amemcpy_lazy, no site)
         let site = lazy.submit_entry(i).is_none().then(|| em.site(c.call, function));
         let new = match (lazy.submit_entry(i), site) {
-            (Some((f, ty)), _) => em.b.call(ty, f, &[c.dst, c.src, len]),
+            (Some((f, ty)), _) => {
+                let lazy = em.b.call(ty, f, &[c.dst, c.src, len]);
+                ir::set_flag_md(lazy, crate::sanitizer::abi::GENERATED_MD);
+                lazy
+            }
             (None, Some(site)) => em.b.call(entry.ty, entry.f, &[c.dst, c.src, len, site]),
             (None, None) => unreachable!("a site for every eager copy"),
         };
@@ -756,6 +769,8 @@ pub fn apply(
                 let long = em.b.icmp(LLVMIntPredicate::LLVMIntUGE, len, limit);
                 let slow = em.b.or(long, pending);
                 submit_or_copy(&em.b, slow, new, (c.dst, c.src, len), overlap);
+                let split = ir::block_terminator_of(ir::predecessors(ir::parent_block(new))[0]);
+                em.splits.insert(i, (split, new));
                 em.b.position_before(new);
             }
             if let Some(site) = site {
@@ -789,6 +804,9 @@ pub fn apply(
     }
 
     let versioned = if window_enabled && max_unguarded > 0 { version_loops(&mut em, fa, plan, max_unguarded) } else { Vec::new() };
+    let guard_branches: Vec<LLVMValueRef> = em.guards.iter().map(|g| g.branch).collect();
+    let pending_free =
+        super::pending_free::version(fa, &em.b, rt.pending, &quiet_loops, &em.splits, &guard_branches, max_unguarded);
 
     // The slots of increasing-pointer guards stay in memory: in a hot loop
     // a loop-carried register costs more (spills, moves on every iteration)
@@ -845,6 +863,9 @@ pub fn apply(
     if fa.remarks_enabled() {
         for (before, guards, kind) in versioned {
             super::remarks::unguarded_loop(fa, before, guards, kind);
+        }
+        for (submit, copies) in pending_free {
+            super::remarks::pending_free_loop(fa, submit, copies);
         }
     }
 }

@@ -162,10 +162,10 @@ pub fn choose(module: LLVMModuleRef, fa: &FunctionAnalyses<'_>, copies: &[Pendin
                 Some(copies[c].call.call),
                 &[
                     ("String", "copy submitted with ".to_owned()),
-                    ("Replacement", symbols::AMEMCPY_LAZY.to_owned()),
+                    ("Replacement", symbols::public_name(symbols::AMEMCPY_LAZY).to_owned()),
                     ("String", ": its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at ".to_owned()),
                     ("Ends", ends),
-                    ("String", format!(" (a free, the end of its frame), where {} drops the copy unexecuted", symbols::DROP)),
+                    ("String", format!(" (a free, the end of its frame), where {} drops the copy unexecuted", symbols::public_name(symbols::DROP))),
                 ],
             );
         }

@@ -29,6 +29,7 @@ pub mod effects;
 pub mod emit;
 pub mod lazy_copies;
 pub mod options;
+pub mod pending_free;
 pub mod placement;
 pub mod remarks;
 pub mod section;
@@ -123,8 +124,9 @@ impl ModulePass for CopierGen {
         let triple = ir::target_triple(cx.raw());
         if params == crate::pass::LTO_PRELINK {
             // The link-time run sees the module after LTO internalized its
-            // symbols, when `void csync(...) {...}` looks like a `static`
-            // one: record the conflict now, and anchor libcopier as below.
+            // symbols, when `void __copier_csync(...) {...}` looks like a
+            // `static` one: record the conflict now, and anchor libcopier
+            // as below.
             if module_has_copies(cx) {
                 emit::Runtime::rename_local_namesakes(cx.raw());
             }
@@ -168,7 +170,7 @@ impl ModulePass for CopierGen {
                 None,
                 Severity::Warning,
                 &format!(
-                    "the module defines '{name}' itself, or declares it with another type or as a variable, but libcopier's is '{expected}'; every copy of the module stays synchronous"
+                    "the module defines '{name}' itself (a name reserved for libcopier), or declares it with another type or as a variable, but libcopier's is '{expected}'; every copy of the module stays synchronous"
                 ),
             );
             remark_every_copy(cx, &SkipReason::RuntimeDeclConflict(name));
@@ -212,7 +214,7 @@ impl ModulePass for CopierGen {
         let mut unguarded = Vec::new();
         for f in definitions {
             // The unguarded copy is taken before the pass changes the body.
-            let clone = if dispatch && guarded.contains(&f) { dispatch::clone_body(f) } else { None };
+            let clone = if dispatch && guarded.contains(&f) { dispatch::clone_body(cx, f) } else { None };
             let changed_f = run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f, false);
             match (clone, &runtime) {
                 (Some(clone), Some(Ok(rt))) if changed_f => {

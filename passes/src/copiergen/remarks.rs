@@ -8,7 +8,7 @@
 //! | passed | `ProfiledLong`   | the copy          | `llvm.memcpy submits without the size split: the size profile (-fprofile-use) has all of its 200 calls at least 512 bytes long` |
 //! | passed | `Csync`          | the guarded access| `csync(ptr, 4 bytes) before load at f.c:9:5: it may read the destination of memcpy at f.c:7:3` |
 //! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` (one per group: `... covering 3 accesses`) |
-//! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` (`copier_drop of the whole lazy copy (...)` where a lazy copy's destination dies) |
+//! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` (`copier_drop of the whole lazy copy (...) ...: the destination dies here ...` where a lazy copy's destination dies) |
 //! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
@@ -85,6 +85,7 @@ fn describe(inst: LLVMValueRef, callee: Option<&str>) -> String {
         LLVMOpcode::LLVMResume => "resume".to_owned(),
         LLVMOpcode::LLVMInvoke => format!("invoke of {}", callee.unwrap_or("a callee")),
         LLVMOpcode::LLVMCallBr => "asm goto".to_owned(),
+        LLVMOpcode::LLVMCall if callee.is_some_and(is_lifetime_end) => "end of a local variable's scope".to_owned(),
         LLVMOpcode::LLVMCall => format!("call to {}", callee.unwrap_or("a callee")),
         other => format!("{other:?}").trim_start_matches("LLVM").to_lowercase(),
     };
@@ -96,6 +97,19 @@ fn describe(inst: LLVMValueRef, callee: Option<&str>) -> String {
 pub fn describe_point(point: &SyncPoint) -> String {
     describe(point.before, point.callee.as_deref())
 }
+
+/// Whether `callee` (as a sync point names it, quoted or not) is
+/// `llvm.lifetime.end`: the end of a local variable's scope, which the
+/// pass sees as a call that may write the variable.
+fn is_lifetime_end(callee: &str) -> bool {
+    callee.trim_matches('\'').starts_with("llvm.lifetime.end")
+}
+
+/// Why a whole-copy sync at the end of a local variable's scope is needed.
+const SCOPE_END_REASON: &str = "a buffer of the copy goes out of scope (its stack slot may be reused)";
+
+/// Why a lazy copy's whole-copy sync is a `copier_drop` ([`super::lazy_copies`]).
+const DROP_REASON: &str = "the destination dies here and only the kernel read it (from the copy's source), so the copy is dropped unexecuted";
 
 fn full_reason(r: FullReason) -> &'static str {
     match r {
@@ -169,8 +183,8 @@ pub fn skipped(fa: &FunctionAnalyses<'_>, call: LLVMValueRef, callee: &str, len:
 /// Remark for a rewritten copy.
 pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
     let replacement = match c.kind {
-        CopyKind::Copy => symbols::AMEMCPY,
-        CopyKind::Move => symbols::AMEMMOVE,
+        CopyKind::Copy => symbols::public_name(symbols::AMEMCPY),
+        CopyKind::Move => symbols::public_name(symbols::AMEMMOVE),
     };
     let mut args = vec![
         ("Callee", callee_display(&c.callee)),
@@ -220,7 +234,7 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
             &[
                 ("Access", guarded.clone()),
                 s(" rewritten to "),
-                ("Entry", (*entry).to_owned()),
+                ("Entry", symbols::public_name(entry).to_owned()),
                 s(" instead of a csync: the kernel reads the pending bytes from the source of "),
                 ("Copy", names.join(", ")),
                 s(", which stays pending"),
@@ -236,12 +250,12 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
         let (name, what) = if windowed && n.monotonic.is_some() {
             (
                 "CsyncWindow",
-                format!("windowed {} (inline end check: the pointer only grows in the loop) of {size}", symbols::CSYNC_READY_END),
+                format!("windowed {} (inline end check: the pointer only grows in the loop) of {size}", symbols::public_name(symbols::CSYNC_READY_END)),
             )
         } else if windowed {
-            ("CsyncWindow", format!("windowed {} (inline ready-window check) of {size}", symbols::CSYNC_READY_END))
+            ("CsyncWindow", format!("windowed {} (inline ready-window check) of {size}", symbols::public_name(symbols::CSYNC_READY_END)))
         } else {
-            ("Csync", format!("{}(ptr, {size})", symbols::CSYNC))
+            ("Csync", format!("{}(ptr, {size})", symbols::public_name(symbols::CSYNC)))
         };
         let what = if n.covers > 1 { format!("{what} covering {} accesses", n.covers) } else { what };
         let in_loop = if windowed { " in a loop" } else { "" };
@@ -261,6 +275,7 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
     if point.full.is_empty() {
         return;
     }
+    let scope_end = point.callee.as_deref().is_some_and(is_lifetime_end);
     if emit::uses_sync_all(point, plan) {
         let callers = point.full.iter().any(|&(c, _)| plan.callers == Some(c));
         let multi: Vec<String> = point
@@ -284,27 +299,36 @@ pub fn sync_point(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
             RemarkKind::Passed,
             "CsyncAll",
             Some(point.before),
-            &[("Sync", symbols::CSYNC_ALL.to_owned()), s(" before "), ("Access", guarded.clone()), s(": "), ("Reason", why)],
+            &[("Sync", symbols::public_name(symbols::CSYNC_ALL).to_owned()), s(" before "), ("Access", guarded.clone()), s(": "), ("Reason", why)],
         );
     } else {
         for &(c, r) in &point.full {
+            let dropped = drops.contains(&(point.before, c));
+            let reason = if dropped {
+                DROP_REASON
+            } else if scope_end {
+                SCOPE_END_REASON
+            } else {
+                full_reason(r)
+            };
             fa.remark(
                 RemarkKind::Passed,
                 "CsyncCopy",
                 Some(point.before),
                 &[
-                    s(if drops.contains(&(point.before, c)) { "copier_drop of the whole lazy copy (" } else { "csync of the whole copy (" }),
+                    s(if dropped { "copier_drop of the whole lazy copy (" } else { "csync of the whole copy (" }),
                     ("Copy", copy_name_at(copies, plan, c)),
                     s(") before "),
                     ("Access", guarded.clone()),
                     s(": "),
-                    ("Reason", full_reason(r).to_owned()),
+                    ("Reason", reason.to_owned()),
                 ],
             );
         }
     }
+    // (a scope end and a drop are no guess: nothing to report as missed)
     for &(c, r) in &point.full {
-        if r.conservative() {
+        if r.conservative() && !scope_end && !drops.contains(&(point.before, c)) {
             fa.remark(
                 RemarkKind::Missed,
                 "ConservativeSync",
@@ -349,6 +373,22 @@ pub fn unguarded_loop(fa: &FunctionAnalyses<'_>, first_access: LLVMValueRef, gua
             ("Guards", guards),
             s(" runs once the ready windows cover "),
             ("Bound", bound.to_owned()),
+        ],
+    );
+}
+
+/// Passed remark: a loop whose copies all split at run time got a copy
+/// without checks, run while nothing is pending (`pending_free`).
+pub fn pending_free_loop(fa: &FunctionAnalyses<'_>, first_copy: LLVMValueRef, copies: usize) {
+    let copies = if copies == 1 { "its copy takes".to_owned() } else { format!("its {copies} copies take") };
+    fa.remark(
+        RemarkKind::Passed,
+        "PendingFreeLoop",
+        Some(first_copy),
+        &[
+            s("loop versioned: while nothing is pending, a copy without checks runs, and "),
+            ("Copies", copies),
+            s(" the inline copy below the threshold (a longer one is submitted by the checked loop)"),
         ],
     );
 }
