@@ -9,6 +9,7 @@ use crate::task::{Entry, TaskRef, FLAG_ABSORBS};
 use crate::tracker::{seg_range, HANDLERS_QUEUED, TRACKER};
 use crate::gate;
 use crate::{fault, hooks, stats::COUNTERS};
+use core::mem::MaybeUninit;
 use core::sync::atomic::Ordering;
 use super::handlers::{HANDLERS_RUNNING, run_handlers, in_handler};
 use super::exec::{settle_abandoned_replay, Mode, drive, drive_all_pending};
@@ -195,12 +196,13 @@ fn own_target(e: &Entry, p: u64, ranges: &[(usize, usize, bool)]) -> Option<(u32
 /// when the fast path does not apply.
 pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
     let Own::Queue(r, idx, t, h) = own_queue(true)? else { return Some(false) };
-    let mut targets: [(TaskRef, u32, u32); MAX_CANDIDATES] = [(TaskRef { client: 0, pos: 0 }, 0, 0); MAX_CANDIDATES];
+    // (uninitialised: zeroing 64 entries cost more than the scan itself)
+    let mut targets = [const { MaybeUninit::<(TaskRef, u32, u32)>::uninit() }; MAX_CANDIDATES];
     let mut k = 0;
     if h - t <= FAST_SCAN {
         for p in t..h {
             if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
-                targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+                targets[k].write((TaskRef { client: idx, pos: p }, lo, hi));
                 k += 1;
             }
         }
@@ -209,7 +211,7 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
             for &p in c {
                 if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
                     // (at most MAX_CANDIDATES candidates)
-                    targets[k] = (TaskRef { client: idx, pos: p }, lo, hi);
+                    targets[k].write((TaskRef { client: idx, pos: p }, lo, hi));
                     k += 1;
                 }
             }
@@ -233,13 +235,32 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
     fault::ensure_first();
     let t0 = if count { COUNTERS.csync.start() } else { 0 };
     let mut budget = usize::MAX;
-    for &t in &targets[..k] {
-        drive(t, Mode::Waiter, &mut budget);
+    for t in &targets[..k] {
+        // SAFETY: the first k entries were written above.
+        drive(unsafe { t.assume_init() }, Mode::Waiter, &mut budget);
     }
     if count {
         COUNTERS.csync.add(t0);
     }
     Some(true)
+}
+
+/// Lock-free test before a short synchronous copy: true when none of the
+/// caller's own pending tasks (all ingested, at most [`FAST_SCAN`]) touches
+/// `[dst, dst + n)` or `[src, src + n)`, so the copy needs no wait (what
+/// [`own_fast_wait`] would find for those ranges); false when it cannot
+/// tell. Other threads' copies are not looked at, as in [`own_queue`].
+pub(crate) fn own_clear(dst: usize, src: usize, n: usize) -> bool {
+    let Some(own) = own_queue(false) else { return false };
+    let Own::Queue(r, _, t, h) = own else { return true };
+    if h - t > FAST_SCAN {
+        return false;
+    }
+    let ranges = [(dst, n, false), (src, n, true)];
+    (t..h).all(|p| {
+        let e = r.slot(p);
+        e.desc.pos() != p || !touches(e, &ranges)
+    })
 }
 
 thread_local! {

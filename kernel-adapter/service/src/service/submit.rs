@@ -12,7 +12,7 @@ use core::sync::atomic::{compiler_fence, Ordering};
 use super::handlers::{call_handler, invoke_handler};
 use super::exec::{settle_abandoned_replay, drive_pending_of};
 use super::thread::{SLEEPING, wake_service, service_ok};
-use super::csync::wait_ranges;
+use super::csync::{own_clear, wait_ranges};
 use crate::fork_guard::{self, FORKING};
 
 // ------------------------------------------------------------------- submit
@@ -225,15 +225,19 @@ impl Drop for Submitting<'_> {
 /// Inline copy of a submit without handler, off the entry points' fast
 /// path (which `gate` closes while statistics are on, hooks are registered,
 /// or some copy may be pending): below the threshold and with nothing
-/// pending that it could conflict with, copy here — no lock, no allocation,
-/// so no re-entrancy concern either — and count it. Returns false when the
-/// full submit path must run. The caller has called the submit hook.
+/// pending that it could conflict with (nothing pending at all, or no task
+/// of the caller's own queue touching either range: `own_clear`), copy
+/// here — no blocking lock, no allocation, so no re-entrancy concern
+/// either — and count it. Returns false when the full submit path must
+/// run. The caller has called the submit hook.
 ///
 /// # Safety
 /// As [`submit`].
 #[inline(always)]
 pub unsafe fn copy_inline(dst: *mut u8, src: *const u8, n: usize) -> bool {
-    if n >= config::get(&opt::threshold) || !(gate::no_holds() || inline_slow_check()) {
+    if n >= config::get(&opt::threshold)
+        || !(gate::no_holds() || inline_slow_check() || own_clear(dst as usize, src as usize, n))
+    {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
