@@ -45,6 +45,7 @@ unsafe extern "C" fn handler(_arg: *mut c_void) {
 static HOOKS: copier::hooks::Hooks = copier::hooks::Hooks {
     on_submit: Some(on_submit),
     on_sync: Some(on_sync),
+    on_wait: None,
     on_sync_all: Some(on_sync_all),
     on_handler_enter: Some(on_enter),
     on_handler_exit: Some(on_exit),

@@ -410,7 +410,7 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         s.push_str(&format!("\ncopy #{} submitted by thread T{} here:\n", cp.id, cp.thread));
         s.push_str(&stack::format(copy));
         s.push('\n');
-        tail(&mut s, e, copy, shadow);
+        tail(&mut s, e, copy, shadow, cp.thread);
         return s;
     }
     s.push_str(&e.access_line());
@@ -451,13 +451,13 @@ pub fn render(e: &dyn ErrorReport, access: &[Sym], copy: &[Sym], shadow: Option<
         }
     }
     s.push('\n');
-    tail(&mut s, e, access, shadow);
+    tail(&mut s, e, access, shadow, cp.thread);
     s
 }
 
 /// The SUMMARY line (naming the first user frame of `frames`), the shadow
-/// dump and the HINT.
-fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<String>) {
+/// dump and the HINT (`submitter`: the thread that submitted the copy).
+fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<String>, submitter: u32) {
     let c = e.common();
     match summary_frame(frames) {
         Some(f) => {
@@ -481,6 +481,15 @@ fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<Stri
             c.addr, c.size
         ),
         ("memcpy-param-overlap", _) => "use amemmove (or copier_submit with COPIER_MOVE) for overlapping ranges".to_string(),
+        // (csync waits for the calling thread's own copies only)
+        (_, role) if submitter != c.thread => format!(
+            "csync the copy's {} in thread T{submitter}, which submitted it, before that thread hands the buffer over (or csync_all, or copier_wait on its descriptor): a csync in T{} does not wait for another thread's copy",
+            match role {
+                Role::Destination => "destination",
+                Role::Source => "destination (or its source)",
+            },
+            c.thread
+        ),
         (_, Role::Destination) => format!("csync({:#x}, {}) (or csync_all/copier_wait) before this access", c.addr, c.size),
         (_, Role::Source) => format!("csync the source ({:#x}, {}) or the copy's destination before this access", c.addr, c.size),
     };

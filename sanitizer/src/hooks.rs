@@ -17,6 +17,7 @@ use crate::{flags, stack, LIVE, TRACKER};
 static HOOKS: Hooks = Hooks {
     on_submit: Some(on_submit),
     on_sync: Some(on_sync),
+    on_wait: Some(on_wait),
     on_sync_all: Some(on_sync_all),
     on_handler_enter: Some(on_handler_enter),
     on_handler_exit: Some(on_handler_exit),
@@ -116,8 +117,32 @@ fn on_sync(addr: usize, len: usize) {
     }
     let _g = RuntimeGuard::enter();
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    sync_own(&mut t, addr, len);
+    crate::publish(&t);
+}
+
+/// `copier_wait` completed one copy's destination bytes `[addr, addr +
+/// len)`, whichever thread submitted it: every copy's pending bytes there
+/// are released, as before csyncs had threads.
+fn on_wait(addr: usize, len: usize) {
+    if LIVE.load(Relaxed) == 0 || unsynced_wait() {
+        return;
+    }
+    let _g = RuntimeGuard::enter();
+    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     t.sync(addr, len);
     crate::publish(&t);
+}
+
+/// What a `csync(addr, len)` of this thread completes: its own copies'
+/// bytes (libcopier's csync waits for no other thread's copy). Inside a
+/// completion handler, every copy's, as before handlers had threads.
+fn sync_own(t: &mut crate::tracker::Tracker<RealShadow>, addr: usize, len: usize) {
+    if thread::in_handler() {
+        t.sync(addr, len);
+    } else {
+        t.sync_thread(addr, len, thread::current());
+    }
 }
 
 /// Longest ready window (bytes) an instrumented `csync_ready_end` returns
@@ -197,7 +222,7 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
         let _ = COMPLETE.try_with(|c| c.set((addr, ahead_end, submits)));
     }
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
-    t.sync(addr, sync_end - addr);
+    sync_own(&mut t, addr, sync_end - addr);
     crate::publish(&t);
     end
 }

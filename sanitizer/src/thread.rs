@@ -106,6 +106,11 @@ pub fn handler_enter(dst: usize, src: usize, len: usize) {
     let _ = HANDLER_DEPTH.try_with(|c| c.set(d + 1));
 }
 
+/// True while a completion handler runs on this thread.
+pub fn in_handler() -> bool {
+    HANDLER_DEPTH.try_with(Cell::get).unwrap_or(0) > 0
+}
+
 /// The innermost completion handler returned.
 pub fn handler_exit() {
     let _ = HANDLER_DEPTH.try_with(|c| c.set(c.get().saturating_sub(1)));

@@ -274,6 +274,40 @@ impl<S: ShadowMem> Tracker<S> {
         self.scratch_held = held;
     }
 
+    /// A `csync(addr, len)` by sanitizer thread `thread`: as [`Tracker::sync`],
+    /// but only for the copies `thread` submitted. libcopier's `csync`
+    /// waits for the calling thread's own copies only (docs/api.md: another
+    /// thread's copy is that thread's to csync before it hands the buffer
+    /// over), so another thread's copy stays pending and an access to its
+    /// bytes is still reported.
+    pub fn sync_thread(&mut self, addr: usize, len: usize, thread: u32) {
+        if len == 0 || self.copies.is_empty() {
+            return;
+        }
+        let end = addr.saturating_add(len);
+        let mut mine = Vec::new();
+        let mut others = false;
+        for cover in [&self.cover_dst, &self.cover_src] {
+            for (_, _, holders) in cover.within(addr, end) {
+                for &id in holders {
+                    if self.copies.get(&id).is_some_and(|c| c.thread == thread) {
+                        mine.push(id);
+                    } else {
+                        others = true;
+                    }
+                }
+            }
+        }
+        if !others {
+            return self.sync(addr, len);
+        }
+        mine.sort_unstable();
+        mine.dedup();
+        for id in mine {
+            self.release_copy(id, addr, len);
+        }
+    }
+
     /// Release copy `id`'s pending bytes in `[addr, addr + len)` only (a
     /// completion handler freeing its own copy's buffer).
     pub fn release_copy(&mut self, id: u64, addr: usize, len: usize) {
@@ -745,6 +779,25 @@ mod tests {
         assert!(t.is_execution(BASE + 205, BASE + 15, 8), "B absorbed from A's source");
         assert!(!t.is_execution(BASE + 120, BASE + 21, 10), "offset mismatch");
         assert!(!t.is_execution(BASE + 140, BASE + 40, 20), "runs past A's destination");
+    }
+
+    /// A csync releases the calling thread's copies only: thread 1's sync
+    /// of bytes that both its copy and thread 0's hold leaves thread 0's
+    /// copy pending there (libcopier's csync waits for own copies).
+    #[test]
+    fn sync_of_one_thread_keeps_other_threads_copies() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        let (s, d) = (BASE, BASE + 256);
+        t.submit(d, s, 64, 0, 0, Box::new([])).unwrap(); // thread 0: [256, 320)
+        t.submit(d + 32, s + 128, 64, 0, 1, Box::new([])).unwrap(); // thread 1: [288, 352)
+        t.sync_thread(d, 96, 1);
+        assert_eq!(state(&t.shadow, d + 40) & DST_BITS, DST_BITS, "thread 0's byte released by thread 1's sync");
+        assert_eq!(state(&t.shadow, d + 80) & DST_BITS, 0, "thread 1's own byte stays pending");
+        assert_eq!(state(&t.shadow, s + 130) & SRC_BITS, 0, "thread 1's source stays pending");
+        assert_eq!(t.len(), 1);
+        t.sync_thread(d, 96, 0);
+        assert!(t.is_empty());
+        assert_eq!(state(&t.shadow, d + 40), 0);
     }
 
     #[test]

@@ -11,9 +11,14 @@ pub struct Hooks {
     /// including copies executed inline, before the copy can complete:
     /// `(dst, src, len_bytes, flags)` (`COPIER_LAZY`, `COPIER_MOVE` bits).
     pub on_submit: Option<fn(dst: usize, src: usize, len: usize, flags: u32)>,
-    /// `csync(addr, len)`, `copier_wait` (with the descriptor's destination
-    /// range) and `csync_ready_end` (with `[addr, addr + n)`), after waiting.
+    /// `csync(addr, len)` and `csync_ready_end` (with `[addr, addr + n)`),
+    /// after waiting: the calling thread's own copies of the range are
+    /// complete.
     pub on_sync: Option<fn(addr: usize, len: usize)>,
+    /// `copier_wait(d, offset, len)`, after waiting: the descriptor's copy
+    /// is complete in its destination range `[addr, addr + len)`, whichever
+    /// thread submitted it. `None`: `on_sync` is called instead.
+    pub on_wait: Option<fn(addr: usize, len: usize)>,
     /// `csync_all()`, after waiting.
     pub on_sync_all: Option<fn()>,
     /// Before a completion handler runs: the task's `(dst, src, len)`.

@@ -526,7 +526,7 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
                 COUNTERS.csync.add(t0);
             }
         }
-        if let Some(f) = hooks::get().and_then(|h| h.on_sync) {
+        if let Some(f) = hooks::get().and_then(|h| h.on_wait.or(h.on_sync)) {
             f(e.dst() + offset, len);
         }
     }
