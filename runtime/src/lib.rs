@@ -155,12 +155,14 @@ fn resolve_libc_routines() {
 extern "C" fn at_exit() {
     // pending copies complete before the process goes away
     copier_adapter::backend::csync_all();
-    if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 {
+    // With a stats file, the counters and site lines go there instead of
+    // stderr (docs/statistics.md), COPIER_STATS set or not.
+    let file = copier_adapter::config::stats_file();
+    if copier_adapter::config::get(&copier_adapter::config::values::stats) != 0 && file.is_none() {
         copier_adapter::stats::print_line();
     }
     let sites = copier_adapter::config::get(&copier_adapter::config::values::sites) != 0;
-    let file = copier_adapter::config::stats_file();
-    let site_lines = if sites || file.is_some() { sites::report(sites) } else { Vec::new() };
+    let site_lines = if sites || file.is_some() { sites::report(sites && file.is_none()) } else { Vec::new() };
     if let Some(path) = file {
         // One append per process: the counters line, then its site lines.
         let pid = std::process::id();

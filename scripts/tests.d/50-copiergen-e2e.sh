@@ -109,11 +109,15 @@ echo "ok: sites: waited-for site went inline, overlapped site stayed async: ${wa
 warn=$(COPIER_STATS_FILE=/nonexistent-dir/stats.txt timeout 120 "$d/sites" 20 2>&1 >/dev/null | grep -c "copier: stats_file /nonexistent-dir/stats.txt: " || true)
 [ "$warn" = 1 ] || { echo "FAILED: sites: unwritable stats file reported $warn times (want 1)"; exit 1; }
 sf="$d/sites-stats.txt"; rm -f "$sf"
-COPIER_STATS_FILE="$sf" timeout 120 "$d/sites" 20 >/dev/null 2>&1
+COPIER_STATS=sites COPIER_STATS_FILE="$sf" timeout 120 "$d/sites" 20 >/dev/null 2>"$d/sites-file.err"
 if [ "$(grep -c '^copier: tasks=' "$sf")" != 1 ] || [ "$(grep -c '^copier: site ' "$sf")" -lt 2 ]; then
   echo "FAILED: sites: stats file should hold one counters line and the site lines:"; cat "$sf"; exit 1
 fi
-echo "ok: sites: stats file holds the counters line and $(grep -c '^copier: site ' "$sf") site lines; an unwritable one is reported once"
+# (the file takes them instead of stderr, COPIER_STATS=sites or not)
+if grep -q '^copier: ' "$d/sites-file.err"; then
+  echo "FAILED: sites: with a stats file, stderr still got:"; cat "$d/sites-file.err"; exit 1
+fi
+echo "ok: sites: stats file holds the counters line and $(grep -c '^copier: site ' "$sf") site lines, stderr none; an unwritable one is reported once"
 
 # README's first command: the main job's compiler part, with its checks
 # (both builds print the same result, the lines and bytes match wc, the

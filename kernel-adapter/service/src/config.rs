@@ -39,7 +39,7 @@ options! {
     queue_depth: 256, count;
     /// 1: print the counters line to stderr at exit.
     stats: 0, flag;
-    /// 1: also print one line per CopierGen copy site at exit (COPIER_STATS=sites sets it and stats; the stats file gets the lines too).
+    /// 1: also print one line per CopierGen copy site at exit (COPIER_STATS=sites sets it and stats; a stats file gets the lines instead of stderr).
     sites: 0, flag;
     /// A copy site whose asynchronous copies did not pay in at least 90% of this many observations runs its copies inline from then on (0: never).
     adapt_after: 64, count;
