@@ -183,6 +183,7 @@ extern "C" fn fork_parent() {
 extern "C" fn fork_child() {
     copier_adapter::service::fork_child();
     copier_adapter::backend::fork_child();
+    sites::fork_child();
 }
 
 extern "C" fn ctor() {

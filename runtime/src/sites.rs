@@ -240,6 +240,27 @@ pub unsafe extern "C" fn __copier_amemmove_site(dst: *mut c_void, src: *const c_
     unsafe { submit(dst, src, n, site, true) }
 }
 
+/// Fork child: every site's counters start from zero, as the process
+/// counters do (`stats::reset`), so a stats file shared by both processes
+/// holds each copy once; the sites' adaptation state stays. The forking
+/// thread's open copies are the parent's. (A registry another thread held
+/// at the fork is left alone: its counts then repeat the parent's.)
+pub fn fork_child() {
+    let _ = OPEN.try_with(|v| {
+        if let Ok(mut v) = v.try_borrow_mut() {
+            v.clear();
+        }
+    });
+    let Ok(sites) = REGISTRY.try_lock() else { return };
+    for &p in sites.iter() {
+        // SAFETY: registered addresses are sites the pass emitted (static).
+        let s = unsafe { &*(p as *const Site) };
+        for c in [&s.copies, &s.bytes, &s.asynchronous, &s.observed, &s.unpaid, &s.window_ns, &s.wait_ns, &s.waits] {
+            c.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
 /// True when this thread has open site copies (the csync entry points
 /// time their waits only then).
 #[inline]
