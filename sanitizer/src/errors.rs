@@ -483,7 +483,7 @@ fn tail(s: &mut String, e: &dyn ErrorReport, frames: &[Sym], shadow: Option<Stri
         ("memcpy-param-overlap", _) => "use amemmove (or copier_submit with COPIER_MOVE) for overlapping ranges".to_string(),
         // (csync waits for the calling thread's own copies only)
         (_, role) if submitter != c.thread => format!(
-            "csync the copy's {} in thread T{submitter}, which submitted it, before that thread hands the buffer over (or csync_all, or copier_wait on its descriptor): a csync in T{} does not wait for another thread's copy",
+            "csync the copy's {} in thread T{submitter}, which submitted it, before that thread hands the buffer over (or csync_all, or copier_wait on its descriptor covering this byte): a csync waits only for the calling thread's own copies, and this access is in T{}",
             match role {
                 Role::Destination => "destination",
                 Role::Source => "destination (or its source)",
