@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz absorb_io lazy_drop; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz absorb_io lazy_drop main_exit; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -42,6 +42,18 @@ for opts in "" "spawn=0" "segment_size=64k:exec_batch=1"; do
 done
 for opts in "" "spawn=0"; do
   if r=$(COPIER_OPTIONS="$opts" timeout 300 "$out/fork_threads" 150 handlers); then ok "fork_threads handlers [$opts]: $r"; else ko "fork_threads handlers [$opts] (exit $?): $r"; fi
+done
+
+# main ends with pthread_exit: the process ends with its last thread (exit
+# runs its atexit handlers), libcopier's service thread does not keep it
+# (SIGKILL: with the main thread gone and the service thread blocking
+# asynchronous signals, a hung process would ignore timeout's SIGTERM)
+for opts in "" "spawn=0" "service=0"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout -s KILL 30 "$out/main_exit") && [ "$r" = "$(printf 'worker done\natexit')" ]; then
+    ok "main_exit [$opts]"
+  else
+    ko "main_exit [$opts] (exit $?, printed '$r')"
+  fi
 done
 
 # memcpy/memmove interposed by amemcpy: the runtime's own copies re-enter it

@@ -206,6 +206,15 @@ pub(crate) fn service_main() {
         let parked = now_ns();
         futex_wait(&SLEEPING, 1, Some(timeout.clamp(10_000, 1_000_000_000)));
         let woken = SLEEPING.swap(0, Ordering::Relaxed) == 0;
+        if !woken && only_service_left() {
+            // The program's last thread ended (its main thread with
+            // pthread_exit): the process ends as it would have without this
+            // thread, as if exit(0) were called then (POSIX pthread_exit),
+            // which also runs the atexit handlers and libcopier's own.
+            // SAFETY: exit(3) may be called from any thread; this one holds
+            // no lock here.
+            unsafe { libc::exit(0) };
+        }
         // Adaptive polling (KVM's halt_poll_ns grow/shrink): a submit that
         // woke the service soon after it parked paid the wake-up (~1 ms on
         // a loaded machine, while its waiting thread copies alone), which a
@@ -217,6 +226,38 @@ pub(crate) fn service_main() {
     }
     STATE.store(ST_DEAD, Ordering::Release);
     notify_progress();
+}
+
+/// True when the program's main thread has ended (`pthread_exit`) and no
+/// thread but the calling one (the service thread) is alive, so that only
+/// it keeps the process. Reads `/proc/self/task`: one `stat` file while the
+/// main thread lives (every idle park that timed out, at most once a
+/// second), every thread's once it has ended.
+fn only_service_left() -> bool {
+    let pid = std::process::id();
+    if !task_ended(pid) {
+        return false;
+    }
+    // SAFETY: gettid has no preconditions.
+    let me = unsafe { libc::gettid() } as u32;
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else { return false };
+    for e in dir.flatten() {
+        let Some(tid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        if tid != me && !task_ended(tid) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether thread `tid` of this process has ended: its `stat` state (the
+/// field after the command name's closing parenthesis, proc(5)) is zombie
+/// or dead, or it is gone.
+fn task_ended(tid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")) {
+        Ok(s) => s.rfind(')').and_then(|i| s[i + 1..].trim_start().chars().next()).is_some_and(|c| c == 'Z' || c == 'X'),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    }
 }
 
 /// Start the service thread if it is not running; false when it cannot run
