@@ -158,6 +158,15 @@ pub fn called_function(call: LLVMValueRef) -> Option<LLVMValueRef> {
     (!callee.is_null() && !unsafe { c::LLVMIsAFunction(callee) }.is_null()).then_some(callee)
 }
 
+/// The callee of `inst` when it is a direct `call` (not `invoke`) of a
+/// function declaration (a library routine, not one the module defines).
+pub fn declared_callee(inst: LLVMValueRef) -> Option<LLVMValueRef> {
+    if opcode(inst) != LLVMOpcode::LLVMCall {
+        return None;
+    }
+    called_function(inst).filter(|&f| is_declaration(f))
+}
+
 /// The name of a value (empty when unnamed).
 pub fn name(v: LLVMValueRef) -> String {
     let mut len = 0usize;

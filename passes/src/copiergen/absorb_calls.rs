@@ -17,7 +17,6 @@ use crate::ir;
 use copier_abi::symbols::ABSORBING;
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::llvm_sys::LLVMOpcode;
 
 /// The LLVM function type each libc function has on x86-64 Linux (LP64:
 /// `ssize_t`, `size_t` and `off_t` are `i64`, `int` and `socklen_t` `i32`).
@@ -36,13 +35,7 @@ const TYPES: &[(&str, &str)] = &[
 /// The runtime entry point that stands for `call`, when `call` is a direct
 /// `call` (not `invoke`) of a declaration of the family with its libc type.
 pub fn absorbing_entry(call: LLVMValueRef) -> Option<&'static str> {
-    if ir::opcode(call) != LLVMOpcode::LLVMCall {
-        return None;
-    }
-    let callee = ir::called_function(call)?;
-    if !ir::is_declaration(callee) {
-        return None;
-    }
+    let callee = ir::declared_callee(call)?;
     let name = ir::name(callee);
     let &(_, want) = TYPES.iter().find(|(n, _)| *n == name)?;
     // SAFETY: handle invariants: `call` is a call instruction, `callee` a

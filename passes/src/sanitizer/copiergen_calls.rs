@@ -20,7 +20,6 @@ use super::abi::{declare, COPIERGEN_IO, COPIERGEN_MEMCPY, COPIERGEN_MEMMOVE, GEN
 use crate::ir;
 use copier_abi::symbols::{ABSORBING, AMEMCPY_LAZY};
 use inkwell::llvm_sys::prelude::{LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
-use inkwell::llvm_sys::LLVMOpcode;
 
 /// What a CopierGen call stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,13 +35,7 @@ pub(super) enum Kind {
 /// The kind of `inst` when it is a call CopierGen emitted for one of the
 /// program's copies or write/send calls.
 pub(super) fn classify(inst: LLVMValueRef) -> Option<Kind> {
-    if ir::opcode(inst) != LLVMOpcode::LLVMCall {
-        return None;
-    }
-    let callee = ir::called_function(inst)?;
-    if !ir::is_declaration(callee) {
-        return None;
-    }
+    let callee = ir::declared_callee(inst)?;
     let name = ir::name(callee);
     if name == copier_abi::site::AMEMCPY && ir::num_args(inst) == 4 {
         return Some(Kind::Copy);
