@@ -108,18 +108,7 @@ pub(crate) fn task_ranges(e: &Entry, mut f: impl FnMut(usize, usize, usize, bool
 /// each csync their own copies never meet on the tracker lock.
 #[inline]
 pub(crate) fn own_queue(block: bool) -> Option<Own> {
-    let (cptr, _) = local()?;
-    // SAFETY: leaked client (or null).
-    let Some(me) = (unsafe { cptr.as_ref() }) else {
-        // never queued a copy (or has no client: its copies run
-        // synchronously)
-        return Some(Own::Empty);
-    };
-    let Some(r) = ring_of(me) else { return Some(Own::Empty) };
-    let (t, h) = (r.tail(), r.head());
-    if t == h {
-        return Some(Own::Empty);
-    }
+    let Own::Queue(r, idx, t, h) = own_ring()? else { return Some(Own::Empty) };
     if r.ingested() != h {
         // ingest them here (the service holds the lock only between
         // copies)
@@ -131,6 +120,25 @@ pub(crate) fn own_queue(block: bool) -> Option<Own> {
         if r.ingested() != h {
             return None;
         }
+    }
+    Some(Own::Queue(r, idx, t, h))
+}
+
+/// The caller's own queue with its pending positions `[tail, head)`, some
+/// perhaps not ingested yet; `None` when the thread's locals are torn down.
+#[inline]
+fn own_ring() -> Option<Own> {
+    let (cptr, _) = local()?;
+    // SAFETY: leaked client (or null).
+    let Some(me) = (unsafe { cptr.as_ref() }) else {
+        // never queued a copy (or has no client: its copies run
+        // synchronously)
+        return Some(Own::Empty);
+    };
+    let Some(r) = ring_of(me) else { return Some(Own::Empty) };
+    let (t, h) = (r.tail(), r.head());
+    if t == h {
+        return Some(Own::Empty);
     }
     Some(Own::Queue(r, me.idx, t, h))
 }
@@ -188,45 +196,22 @@ fn own_target(e: &Entry, p: u64, ranges: &[(usize, usize, bool)]) -> Option<(u32
     (lo < hi && !d.is_done(p, lo, hi)).then_some((lo, hi))
 }
 
-/// Lock-free `csync` ([`own_queue`]): find the segments of the caller's
-/// own tasks covering the ranges by scanning those tasks (up to
-/// [`FAST_SCAN`] of them; with more, the candidates of its
-/// [`OwnIndex`](super::own_index::OwnIndex))
-/// instead of taking the tracker lock, and help or wait for them. `None`
-/// when the fast path does not apply.
+/// Lock-free `csync` ([`own_ring`]): find the segments of the caller's own
+/// tasks covering the ranges ([`own_targets`]) instead of taking the
+/// tracker lock, and help or wait for them. Tasks the service has not
+/// ingested yet are left to it when they cannot matter, else ingested here
+/// first ([`own_queue`]). `None` when the fast path does not apply.
 pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Option<bool> {
-    let Own::Queue(r, idx, t, h) = own_queue(true)? else { return Some(false) };
+    let Own::Queue(r, idx, t, h) = own_ring()? else { return Some(false) };
     // (uninitialised: zeroing 64 entries cost more than the scan itself)
     let mut targets = [const { MaybeUninit::<(TaskRef, u32, u32)>::uninit() }; MAX_CANDIDATES];
-    let mut k = 0;
-    if h - t <= FAST_SCAN {
-        for p in t..h {
-            if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
-                targets[k].write((TaskRef { client: idx, pos: p }, lo, hi));
-                k += 1;
-            }
+    let k = match own_targets(r, idx, t, r.ingested(), h, ranges, &mut targets) {
+        Some(k) => k,
+        None => {
+            let Own::Queue(r, idx, t, h) = own_queue(true)? else { return Some(false) };
+            own_targets(r, idx, t, h, h, ranges, &mut targets)?
         }
-    } else {
-        let mut found = |c: &[u64]| {
-            for &p in c {
-                if let Some((lo, hi)) = own_target(r.slot(p), p, ranges) {
-                    // (at most MAX_CANDIDATES candidates)
-                    targets[k].write((TaskRef { client: idx, pos: p }, lo, hi));
-                    k += 1;
-                }
-            }
-        };
-        let ok = OWN_INDEX.try_with(|x| {
-            let mut x = x.try_borrow_mut().ok()?;
-            CANDIDATES
-                .try_with(|c| {
-                    let mut c = c.try_borrow_mut().ok()?;
-                    x.candidates(r, t, h, ranges, &mut c).then(|| found(&c))
-                })
-                .ok()?
-        });
-        ok.ok()??;
-    }
+    };
     if k == 0 {
         return Some(false);
     }
@@ -236,7 +221,7 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
     let t0 = if count { COUNTERS.csync.start() } else { 0 };
     let mut budget = usize::MAX;
     for t in &targets[..k] {
-        // SAFETY: the first k entries were written above.
+        // SAFETY: the first k entries were written by own_targets.
         drive(unsafe { t.assume_init() }, Mode::Waiter, &mut budget);
     }
     if count {
@@ -245,21 +230,133 @@ pub(crate) fn own_fast_wait(ranges: &[(usize, usize, bool)], count: bool) -> Opt
     Some(true)
 }
 
+/// Does `[a, a + n)` intersect `[b, b + m)` (saturating ends)?
+#[inline(always)]
+fn overlaps(a: usize, n: usize, b: usize, m: usize) -> bool {
+    a < b.saturating_add(m) && b < a.saturating_add(n)
+}
+
+/// Most tasks not ingested yet that [`own_targets`] decides about without
+/// an ingest.
+const MAX_UNINGESTED: u64 = 8;
+
+/// Most ranges (the csync's and the sources of tasks not ingested) one
+/// [`own_targets`] query looks up.
+const MAX_QUERY: usize = 16;
+
+/// The caller's own tasks covering `ranges`, as `(task, lo, hi)` segment
+/// ranges not done, into `targets`; returns how many. Its pending positions
+/// are `[t, h)`, those below `ing` ingested: up to [`FAST_SCAN`] of them
+/// scanned, else the candidates of its
+/// [`OwnIndex`](super::own_index::OwnIndex). `None` when it cannot tell:
+/// the index gives up, or a task not ingested may matter.
+///
+/// A task not ingested accesses its destination and its nominal source,
+/// and after its ingest also what it absorbs: the sources of earlier pending
+/// copies whose destinations its source overlaps (the ingest redirects only
+/// segments not done). Those copies are the caller's own (a program reads
+/// another thread's copy only after that thread's csync, by DESIGN.md's
+/// rule). So a task not ingested cannot matter when neither of its ranges
+/// overlaps `ranges` and no earlier own pending task writes into its
+/// source; the ingest, whenever it runs, adds no access to `ranges`.
+#[allow(clippy::too_many_arguments)]
+fn own_targets(
+    r: &'static Ring<Entry>,
+    idx: u16,
+    t: u64,
+    ing: u64,
+    h: u64,
+    ranges: &[(usize, usize, bool)],
+    targets: &mut [MaybeUninit<(TaskRef, u32, u32)>; MAX_CANDIDATES],
+) -> Option<usize> {
+    if h - ing > MAX_UNINGESTED || ranges.len() + (h - ing) as usize > MAX_QUERY {
+        return None;
+    }
+    // the query: `ranges`, then the sources of the tasks not ingested
+    let mut query = [(0usize, 0usize, false); MAX_QUERY];
+    query[..ranges.len()].copy_from_slice(ranges);
+    let mut nq = ranges.len();
+    for p in ing..h {
+        let e = r.slot(p);
+        let (d, s, n) = (e.dst(), e.src(), e.len());
+        let hit = |a: usize, l: usize| overlaps(a, l, d, n) || overlaps(a, l, s, n);
+        // (an own position not retired is published, so pos == p)
+        if e.desc.pos() != p || ranges.iter().any(|&(a, l, _)| hit(a, l)) {
+            return None;
+        }
+        // an earlier task not ingested that writes into its source
+        if (ing..p).any(|q| overlaps(r.slot(q).dst(), r.slot(q).len(), s, n)) {
+            return None;
+        }
+        query[nq] = (s, n, false);
+        nq += 1;
+    }
+    let sources = &query[ranges.len()..nq];
+    // an ingested task that is pending and writes into such a source
+    let writes_source = |e: &Entry| sources.iter().any(|&(s, n, _)| overlaps(e.dst(), e.len(), s, n));
+    let mut k = 0;
+    let mut visit = |p: u64, k: &mut usize| -> bool {
+        let e = r.slot(p);
+        if e.desc.pos() != p {
+            return true;
+        }
+        if writes_source(e) {
+            return false;
+        }
+        if let Some((lo, hi)) = own_target(e, p, ranges) {
+            // (at most MAX_CANDIDATES: FAST_SCAN and the index's bound)
+            targets[*k].write((TaskRef { client: idx, pos: p }, lo, hi));
+            *k += 1;
+        }
+        true
+    };
+    if ing - t <= FAST_SCAN {
+        return (t..ing).all(|p| visit(p, &mut k)).then_some(k);
+    }
+    let ok = OWN_INDEX.try_with(|x| {
+        let mut x = x.try_borrow_mut().ok()?;
+        CANDIDATES
+            .try_with(|c| {
+                let mut c = c.try_borrow_mut().ok()?;
+                if !x.candidates(r, t, ing, &query[..nq], &mut c) {
+                    return None;
+                }
+                c.iter().all(|&p| visit(p, &mut k)).then_some(())
+            })
+            .ok()?
+    });
+    ok.ok()??;
+    Some(k)
+}
+
 /// Lock-free test before a short synchronous copy: true when none of the
-/// caller's own pending tasks (all ingested, at most [`FAST_SCAN`]) touches
+/// caller's own pending tasks (at most [`FAST_SCAN`]; one not ingested yet
+/// by its nominal ranges, unless it [may absorb](may_absorb)) touches
 /// `[dst, dst + n)` or `[src, src + n)`, so the copy needs no wait (what
 /// [`own_fast_wait`] would find for those ranges); false when it cannot
 /// tell. Other threads' copies are not looked at, as in [`own_queue`].
 pub(crate) fn own_clear(dst: usize, src: usize, n: usize) -> bool {
-    let Some(own) = own_queue(false) else { return false };
+    let Some(own) = own_ring() else { return false };
     let Own::Queue(r, _, t, h) = own else { return true };
     if h - t > FAST_SCAN {
         return false;
     }
+    let ing = r.ingested();
     let ranges = [(dst, n, false), (src, n, true)];
     (t..h).all(|p| {
         let e = r.slot(p);
-        e.desc.pos() != p || !touches(e, &ranges)
+        e.desc.pos() != p || !(touches(e, &ranges) || (p >= ing && may_absorb(r, t, p)))
+    })
+}
+
+/// True when own task `p` (published, perhaps not ingested) may absorb at
+/// its ingest: an earlier own task still pending, in `[t, p)`, writes into
+/// its source (see [`own_targets`]). Linear in `p - t`.
+fn may_absorb(r: &Ring<Entry>, t: u64, p: u64) -> bool {
+    let e = r.slot(p);
+    (t..p).any(|q| {
+        let f = r.slot(q);
+        f.desc.pos() == q && overlaps(f.dst(), f.len(), e.src(), e.len())
     })
 }
 
@@ -271,10 +368,13 @@ thread_local! {
 /// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
 /// address `>= from` that a pending segment of the caller's tasks touches.
 pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
-    let Own::Queue(r, _, t, h) = own_queue(false)? else { return Some(usize::MAX) };
+    let Own::Queue(r, _, t, h) = own_ring()? else { return Some(usize::MAX) };
     if h - t > FAST_SCAN {
         return None;
     }
+    // (a task not ingested has no segment done and reads its nominal
+    // source, unless its ingest may make it absorb)
+    let ing = r.ingested();
     let mut end = usize::MAX;
     for p in t..h {
         let e = r.slot(p);
@@ -282,6 +382,9 @@ pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
         // (a retired task's segments are all done: no first_undone)
         if d.pos() != p {
             continue;
+        }
+        if p >= ing && may_absorb(r, t, p) {
+            return None;
         }
         let shift = d.seg_shift();
         task_ranges(e, |a, l, off, _| {
@@ -355,7 +458,7 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
     let want = addr.saturating_add(n);
     // nothing of the caller's own pending (`own_queue`): a reader that
     // checks every few bytes while other threads copy pays this only
-    if hooks::get().and_then(|h| h.on_sync).is_none() && (gate::no_holds() || matches!(own_queue(false), Some(Own::Empty))) {
+    if hooks::get().and_then(|h| h.on_sync).is_none() && (gate::no_holds() || matches!(own_ring(), Some(Own::Empty))) {
         return usize::MAX;
     }
     if n != 0 && !gate::no_holds() {
