@@ -73,7 +73,9 @@ fn init_slow(from_ctor: bool) {
     if INIT.compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire).is_err() {
         return;
     }
-    copier_adapter::config::load_env();
+    // (a checker registered before this, at the sanitizer's preinit, has
+    // reported the names unknown to both)
+    copier_adapter::config::load_env(!copier_adapter::hooks::active());
     // SAFETY: registering plain extern "C" callbacks.
     unsafe {
         libc::atexit(at_exit);

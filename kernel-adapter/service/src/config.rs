@@ -229,11 +229,15 @@ pub fn apply(spec: &str) -> Vec<OptionError> {
 
 /// Read `COPIER_OPTIONS`, `COPIER_STATS` and `COPIER_STATS_FILE` from the
 /// environment (in that order, so the single-option variables win); report
-/// bad entries on stderr.
-pub fn load_env() {
+/// bad entries on stderr. Without `report_unknown`, names no option has are
+/// not reported: a registered checker (CopierSanitizer) parses
+/// `COPIER_OPTIONS` too and has reported them, with its own flags.
+pub fn load_env(report_unknown: bool) {
     if let Ok(spec) = std::env::var("COPIER_OPTIONS") {
         for e in apply(&spec) {
-            eprintln!("copier: COPIER_OPTIONS: {e}; ignored");
+            if report_unknown || !matches!(e, OptionError::Unknown(_)) {
+                eprintln!("copier: COPIER_OPTIONS: {e}; ignored");
+            }
         }
     }
     if let Ok(v) = std::env::var("COPIER_STATS") {
