@@ -79,7 +79,7 @@ impl<'scope> Scope<'scope, '_> {
         let (d, n) = (dst.as_mut_ptr(), dst.len());
         // SAFETY: both slices are borrowed for 'scope, which outlasts the
         // copy (the scope waits for it), and `&mut`/`&` cannot overlap.
-        let handle = unsafe { backend::submit(d, src.as_ptr(), n, flags, 0, 0) };
+        let handle = unsafe { backend::submit_desc(d, src.as_ptr(), n, flags, 0, 0) };
         if handle != 0 {
             self.handles.borrow_mut().push(handle);
         }
