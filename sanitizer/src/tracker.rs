@@ -44,7 +44,10 @@
 //! shadow refreshes and ready windows look only at the pieces of the
 //! covers inside their range, so copies whose ranges span it with nothing
 //! pending there (a buffer copied into many times, each copy left with a
-//! few bytes the program never synced) cost them nothing.
+//! few bytes the program never synced) cost them nothing. A csync of a
+//! thread that submitted every pending copy (one thread copying) is a plain
+//! sync: a count of pending copies per thread spares it the walk that sorts
+//! the holders by thread.
 
 use std::collections::BTreeMap;
 
@@ -126,6 +129,10 @@ pub struct Tracker<S: ShadowMem> {
     program: usize,
     /// Pending copies by the descriptor handle bound to them.
     by_handle: BTreeMap<u64, u64>,
+    /// Pending copies per submitting thread (threads with none have no
+    /// entry): a csync of a thread that holds every pending copy is a
+    /// plain [`Tracker::sync`] ([`Tracker::sync_thread`]).
+    per_thread: BTreeMap<u32, usize>,
     /// Scratch buffers reused by `sync`, so a sync (called once per window
     /// by CopierGen's loops, often per access under the sanitizer)
     /// allocates nothing once they have grown.
@@ -149,6 +156,7 @@ impl<S: ShadowMem> Tracker<S> {
             next_id: 1,
             program: 0,
             by_handle: BTreeMap::new(),
+            per_thread: BTreeMap::new(),
             scratch_ids: Vec::new(),
             scratch_via: Vec::new(),
             scratch_direct: Vec::new(),
@@ -207,6 +215,7 @@ impl<S: ShadowMem> Tracker<S> {
             id,
             PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len), origin, handle: 0 },
         );
+        *self.per_thread.entry(thread).or_insert(0) += 1;
         if origin == Origin::Program {
             self.program += 1;
         }
@@ -231,6 +240,11 @@ impl<S: ShadowMem> Tracker<S> {
     /// The pending copy bound to descriptor `handle`, if any.
     pub fn by_handle(&self, handle: u64) -> Option<&PendingCopy> {
         self.by_handle.get(&handle).map(|id| &self.copies[id])
+    }
+
+    /// Pending copies sanitizer thread `thread` submitted.
+    pub fn thread_len(&self, thread: u32) -> usize {
+        self.per_thread.get(&thread).copied().unwrap_or(0)
     }
 
     /// `copier_wait(handle, offset, len)` returned 0, on any thread: bytes
@@ -331,6 +345,11 @@ impl<S: ShadowMem> Tracker<S> {
         if len == 0 || self.copies.is_empty() {
             return;
         }
+        if self.thread_len(thread) == self.copies.len() {
+            // every pending copy is the caller's (one thread copying):
+            // no walk to sort the holders by thread
+            return self.sync(addr, len);
+        }
         let end = addr.saturating_add(len);
         let mut mine = Vec::new();
         let mut others = false;
@@ -409,12 +428,18 @@ impl<S: ShadowMem> Tracker<S> {
         }
         if c.pend_dst.is_empty() {
             debug_assert!(c.pend_src.is_empty());
-            let (d, s, handle) = (c.dst, c.src, c.handle);
+            let (d, s, handle, thread) = (c.dst, c.src, c.handle, c.thread);
             if c.origin == Origin::Program {
                 self.program -= 1;
             }
             if handle != 0 {
                 self.by_handle.remove(&handle);
+            }
+            if let Some(k) = self.per_thread.get_mut(&thread) {
+                *k -= 1;
+                if *k == 0 {
+                    self.per_thread.remove(&thread);
+                }
             }
             self.copies.remove(&id);
             self.by_dst.remove(&(d, id));
@@ -499,6 +524,7 @@ impl<S: ShadowMem> Tracker<S> {
         self.copies.clear();
         self.program = 0;
         self.by_handle.clear();
+        self.per_thread.clear();
         self.by_dst.clear();
         self.by_src.clear();
         self.cover_dst.clear();
@@ -694,7 +720,8 @@ mod tests {
         /// After every event, each byte's shadow bits equal the model's
         /// (byte-level map of pending destination/source states), and the
         /// tracker holds exactly the copies the model still has pending,
-        /// each still found by its descriptor handle.
+        /// each still found by its descriptor handle and counted for its
+        /// thread.
         #[test]
         fn shadow_matches_model(ops in prop::collection::vec(op(), 1..40)) {
             let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
@@ -740,6 +767,9 @@ mod tests {
                 for id in gone {
                     prop_assert!(t.by_handle(1000 + id).is_none(), "released copy {} still found by its handle", id);
                     prop_assert!(!t.wait(1000 + id, 0, 64));
+                }
+                for th in 0..2 {
+                    prop_assert_eq!(t.thread_len(th), model.iter().filter(|(_, m, _)| *m == th).count());
                 }
                 let cs: Vec<ModelCopy> = model.iter().map(|(_, _, c)| c.clone()).collect();
                 for x in BASE..BASE + 2 * ARENA {
@@ -930,6 +960,30 @@ mod tests {
         assert!(t.wait(7, 0, 10));
         assert_eq!(state(&t.shadow, BASE + 5), 0, "source offsets 0..10 were read");
         assert_eq!(state(&t.shadow, BASE + 15) & SRC_BITS, SRC_BITS, "source offset 15 is not read yet");
+    }
+
+    /// A csync of the thread that holds every pending copy is a plain sync,
+    /// without the walk that sorts holders by thread (which visited the
+    /// covers' pieces once more); with another thread's copy pending, the
+    /// other copy is kept.
+    #[test]
+    fn one_thread_sync_is_plain_sync() {
+        let visits = |threads: [u32; 2], sync_as: Option<u32>| {
+            let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+            t.submit(BASE + 256, BASE, 64, 0, threads[0], Box::new([])).unwrap();
+            t.submit(BASE + 288, BASE + 128, 64, 0, threads[1], Box::new([])).unwrap();
+            assert_eq!(t.thread_len(threads[0]) + t.thread_len(threads[1]), if threads[0] == threads[1] { 4 } else { 2 });
+            crate::ranges::VISITED.with(|v| v.set(0));
+            match sync_as {
+                Some(th) => t.sync_thread(BASE + 256, 96, th),
+                None => t.sync(BASE + 256, 96),
+            }
+            (crate::ranges::VISITED.with(std::cell::Cell::get), t.len())
+        };
+        let (plain, left) = visits([3, 3], None);
+        assert_eq!(left, 0);
+        assert_eq!(visits([3, 3], Some(3)), (plain, 0), "one thread's csync visits what a sync does");
+        assert_eq!(visits([3, 4], Some(3)).1, 1, "thread 4's copy stays pending");
     }
 
     #[test]
