@@ -299,7 +299,7 @@ pub unsafe extern "C" fn copier_submit(
         }
         // SAFETY: forwarded caller contract (memmove semantics cover any
         // overlap the unknown bits might have meant).
-        let d = unsafe { backend::submit(dst.cast(), src.cast(), n, COPIER_MOVE, handler_word(r#fn), arg as usize) };
+        let d = unsafe { backend::submit_desc(dst.cast(), src.cast(), n, COPIER_MOVE, handler_word(r#fn), arg as usize) };
         if d != 0 {
             // a handle just issued by this thread: its range is [0, n)
             backend::wait_handle(d, 0, n);
@@ -307,7 +307,7 @@ pub unsafe extern "C" fn copier_submit(
         return 0;
     }
     // SAFETY: forwarded caller contract.
-    unsafe { backend::submit(dst.cast(), src.cast(), n, flags, handler_word(r#fn), arg as usize) }
+    unsafe { backend::submit_desc(dst.cast(), src.cast(), n, flags, handler_word(r#fn), arg as usize) }
 }
 
 /// Wait until bytes `[offset, offset + len)` of the copy `d` (offsets into

@@ -40,7 +40,8 @@ use core::ops::Range;
 
 /// A region in which copies may borrow buffers; see [`scope`].
 pub struct Scope<'scope, 'env: 'scope> {
-    handles: RefCell<Vec<u64>>,
+    /// `(handle, len)` of every asynchronous copy started in the scope.
+    handles: RefCell<Vec<(u64, usize)>>,
     scope: PhantomData<&'scope mut &'scope ()>,
     env: PhantomData<&'env mut &'env ()>,
 }
@@ -64,8 +65,9 @@ where
     crate::ensure_init();
     let s = Scope { handles: RefCell::new(Vec::new()), scope: PhantomData, env: PhantomData };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&s)));
-    for &h in s.handles.borrow().iter() {
-        backend::wait_handle(h, 0, usize::MAX);
+    for &(h, n) in s.handles.borrow().iter() {
+        // (the copy's own length: a range past it is refused, unwaited)
+        backend::wait_handle(h, 0, n);
     }
     match r {
         Ok(r) => r,
@@ -79,9 +81,9 @@ impl<'scope> Scope<'scope, '_> {
         let (d, n) = (dst.as_mut_ptr(), dst.len());
         // SAFETY: both slices are borrowed for 'scope, which outlasts the
         // copy (the scope waits for it), and `&mut`/`&` cannot overlap.
-        let handle = unsafe { backend::submit(d, src.as_ptr(), n, flags, 0, 0) };
+        let handle = unsafe { backend::submit_desc(d, src.as_ptr(), n, flags, 0, 0) };
         if handle != 0 {
-            self.handles.borrow_mut().push(handle);
+            self.handles.borrow_mut().push((handle, n));
         }
         Pending { handle, dst: d, len: n, _borrow: PhantomData }
     }

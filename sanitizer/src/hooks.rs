@@ -16,6 +16,7 @@ use crate::{flags, stack, LIVE, TRACKER};
 
 static HOOKS: Hooks = Hooks {
     on_submit: Some(on_submit),
+    on_handle: Some(on_handle),
     on_sync: Some(on_sync),
     on_wait: Some(on_wait),
     on_sync_all: Some(on_sync_all),
@@ -51,10 +52,12 @@ fn origin_of(dst: usize, src: usize, len: usize) -> Origin {
     }
 }
 
-fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
+/// Returns the copy's id (0 when it is not tracked), which `on_handle`
+/// binds to its descriptor.
+fn on_submit(dst: usize, src: usize, len: usize, flags: u32) -> u64 {
     let origin = origin_of(dst, src, len);
     if len == 0 {
-        return;
+        return 0;
     }
     let _g = RuntimeGuard::enter();
     let stack = stack::capture(flags::get().copy_stack_depth);
@@ -69,8 +72,19 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) {
     }
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     SUBMITS.fetch_add(1, Relaxed);
-    t.submit_from(dst, src, len, flags, tid, stack, origin);
+    let id = t.submit_from(dst, src, len, flags, tid, stack, origin);
     crate::publish(&t);
+    id.unwrap_or(0)
+}
+
+/// `copier_submit` returned descriptor `handle` for copy `copy`: a
+/// `copier_wait` of it, from any thread, names that copy ([`on_wait`]).
+fn on_handle(copy: u64, handle: u64) {
+    if LIVE.load(Relaxed) == 0 {
+        return;
+    }
+    let _g = RuntimeGuard::enter();
+    TRACKER.lock().unwrap_or_else(|e| e.into_inner()).bind_handle(copy, handle);
 }
 
 /// Submits seen so far (incremented under the tracker lock): a range that
@@ -121,17 +135,20 @@ fn on_sync(addr: usize, len: usize) {
     crate::publish(&t);
 }
 
-/// `copier_wait` completed one copy's destination bytes `[addr, addr +
-/// len)`, whichever thread submitted it: every copy's pending bytes there
-/// are released, as before csyncs had threads.
-fn on_wait(addr: usize, len: usize) {
+/// `copier_wait(handle, offset, len)` returned 0 (on any thread, also
+/// for a slot the runtime reused): bytes `[offset, offset + len)` of that
+/// descriptor's copy are complete. Only that copy's bytes are released
+/// ([`crate::tracker::Tracker::wait`]); another copy into the same bytes
+/// stays pending.
+fn on_wait(handle: u64, offset: usize, len: usize) {
     if LIVE.load(Relaxed) == 0 || unsynced_wait() {
         return;
     }
     let _g = RuntimeGuard::enter();
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
-    t.sync(addr, len);
-    crate::publish(&t);
+    if t.wait(handle, offset, len) {
+        crate::publish(&t);
+    }
 }
 
 /// What a `csync(addr, len)` of this thread completes: its own copies'

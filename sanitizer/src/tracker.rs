@@ -11,8 +11,8 @@
 //!   free). A submit itself is never an error: a copy may read a pending
 //!   destination or write a pending source or destination of an earlier copy,
 //!   because the runtime orders dependent copies (RAW/WAR/WAW).
-//! - **sync** `[a, a+n)` (`csync`, `copier_wait` with the descriptor's range,
-//!   `csync_ready_end`): the runtime's contract is that csync returns when no
+//! - **sync** `[a, a+n)` (`csync`, `csync_ready_end`; a thread's csync
+//!   only for its own copies, [`Tracker::sync_thread`]): the runtime's contract is that csync returns when no
 //!   earlier copy still writes or reads any byte of the range. So afterwards
 //!   no byte of the range is pending, in either role, for any copy. In
 //!   addition, a destination byte `dst+i` that is synced means that byte of
@@ -20,6 +20,12 @@
 //!   `src+i` of that copy stops being pending too (a copy's byte i is only
 //!   ever produced from its source byte i). Hence `csync(dst, n); free(src)`
 //!   is correct, while `csync(src, n)` releases only the source.
+//! - **wait** (`copier_wait(d, offset, len)`, any thread): bytes
+//!   `[offset, offset + len)` of the destination of `d`'s copy are
+//!   complete, and the source bytes they were copied from; no other copy's
+//!   bytes are released. A descriptor names its copy through the handle
+//!   the runtime bound to it at submit ([`Tracker::bind_handle`]), which
+//!   still names it after the runtime reused the descriptor's slot.
 //! - **sync all** (`csync_all`): nothing is pending any more.
 //! - A copy leaves the tracker when none of its destination bytes is pending
 //!   (its pending source bytes are always a subset of its pending destination
@@ -38,7 +44,10 @@
 //! shadow refreshes and ready windows look only at the pieces of the
 //! covers inside their range, so copies whose ranges span it with nothing
 //! pending there (a buffer copied into many times, each copy left with a
-//! few bytes the program never synced) cost them nothing.
+//! few bytes the program never synced) cost them nothing. A csync of a
+//! thread that submitted every pending copy (one thread copying) is a plain
+//! sync: a count of pending copies per thread spares it the walk that sorts
+//! the holders by thread.
 
 use std::collections::BTreeMap;
 
@@ -71,6 +80,8 @@ pub struct PendingCopy {
     pub pend_src: RangeSet,
     /// Who submitted the copy.
     pub origin: Origin,
+    /// The descriptor handle `copier_submit` returned for it (0: none).
+    pub handle: u64,
 }
 
 /// Who submitted a copy: the program itself (its `amemcpy`, `amemmove`,
@@ -116,6 +127,12 @@ pub struct Tracker<S: ShadowMem> {
     next_id: u64,
     /// Pending copies of [`Origin::Program`].
     program: usize,
+    /// Pending copies by the descriptor handle bound to them.
+    by_handle: BTreeMap<u64, u64>,
+    /// Pending copies per submitting thread (threads with none have no
+    /// entry): a csync of a thread that holds every pending copy is a
+    /// plain [`Tracker::sync`] ([`Tracker::sync_thread`]).
+    per_thread: BTreeMap<u32, usize>,
     /// Scratch buffers reused by `sync`, so a sync (called once per window
     /// by CopierGen's loops, often per access under the sanitizer)
     /// allocates nothing once they have grown.
@@ -138,6 +155,8 @@ impl<S: ShadowMem> Tracker<S> {
             cover_src: Cover::new(),
             next_id: 1,
             program: 0,
+            by_handle: BTreeMap::new(),
+            per_thread: BTreeMap::new(),
             scratch_ids: Vec::new(),
             scratch_via: Vec::new(),
             scratch_direct: Vec::new(),
@@ -194,14 +213,56 @@ impl<S: ShadowMem> Tracker<S> {
         self.cover_src.add(src, src + len, id);
         self.copies.insert(
             id,
-            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len), origin },
+            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len), origin, handle: 0 },
         );
+        *self.per_thread.entry(thread).or_insert(0) += 1;
         if origin == Origin::Program {
             self.program += 1;
         }
         shadow::set(&self.shadow, dst, len, DST_BITS);
         shadow::set(&self.shadow, src, len, SRC_BITS);
         Some(id)
+    }
+
+    /// The runtime's descriptor `handle` names pending copy `id` (a
+    /// `copier_submit`); nothing if `id` is no longer pending. A handle is
+    /// bound once: the runtime never issues one twice.
+    pub fn bind_handle(&mut self, id: u64, handle: u64) {
+        if let Some(c) = self.copies.get_mut(&id) {
+            if c.handle != 0 {
+                self.by_handle.remove(&c.handle);
+            }
+            c.handle = handle;
+            self.by_handle.insert(handle, id);
+        }
+    }
+
+    /// The pending copy bound to descriptor `handle`, if any.
+    pub fn by_handle(&self, handle: u64) -> Option<&PendingCopy> {
+        self.by_handle.get(&handle).map(|id| &self.copies[id])
+    }
+
+    /// Pending copies sanitizer thread `thread` submitted.
+    pub fn thread_len(&self, thread: u32) -> usize {
+        self.per_thread.get(&thread).copied().unwrap_or(0)
+    }
+
+    /// `copier_wait(handle, offset, len)` returned 0, on any thread: bytes
+    /// `[offset, offset + len)` (clipped to the copy: after the runtime
+    /// reused the slot it no longer checks the range) of the destination of
+    /// the copy bound to `handle` are complete, and so are the source bytes
+    /// they were copied from. Other copies' bytes stay pending. Returns
+    /// false when no pending copy is bound to `handle` (never bound, or
+    /// released already).
+    pub fn wait(&mut self, handle: u64, offset: usize, len: usize) -> bool {
+        let Some(&id) = self.by_handle.get(&handle) else { return false };
+        let c = &self.copies[&id];
+        let (i, j) = (offset.min(c.len), offset.saturating_add(len).min(c.len));
+        if i < j {
+            let dst = c.dst;
+            self.release_one(id, dst + i, dst + j, true);
+        }
+        true
     }
 
     /// Ids of copies whose destination (`Role::Destination`) or source
@@ -249,7 +310,7 @@ impl<S: ShadowMem> Tracker<S> {
         ids.dedup();
         for &id in &ids {
             direct.clear();
-            self.release_in(id, addr, end, &mut via, &mut direct);
+            self.release_in(id, addr, end, false, &mut via, &mut direct);
         }
         // No copy has a pending byte in [addr, end) any more; bytes no
         // copy held there were clear already.
@@ -284,6 +345,11 @@ impl<S: ShadowMem> Tracker<S> {
         if len == 0 || self.copies.is_empty() {
             return;
         }
+        if self.thread_len(thread) == self.copies.len() {
+            // every pending copy is the caller's (one thread copying):
+            // no walk to sort the holders by thread
+            return self.sync(addr, len);
+        }
         let end = addr.saturating_add(len);
         let mut mine = Vec::new();
         let mut others = false;
@@ -311,9 +377,15 @@ impl<S: ShadowMem> Tracker<S> {
     /// Release copy `id`'s pending bytes in `[addr, addr + len)` only (a
     /// completion handler freeing its own copy's buffer).
     pub fn release_copy(&mut self, id: u64, addr: usize, len: usize) {
-        let end = addr.saturating_add(len);
+        self.release_one(id, addr, addr.saturating_add(len), false);
+    }
+
+    /// Release copy `id`'s pending bytes in `[addr, end)`, in both roles or
+    /// (`dst_only`) as a destination only, and keep covers and shadow in
+    /// step.
+    fn release_one(&mut self, id: u64, addr: usize, end: usize, dst_only: bool) {
         let (mut via, mut direct) = (Vec::new(), Vec::new());
-        self.release_in(id, addr, end, &mut via, &mut direct);
+        self.release_in(id, addr, end, dst_only, &mut via, &mut direct);
         for &(role, a, b) in &direct {
             self.cover_mut(role).remove(a, b, id);
         }
@@ -336,10 +408,11 @@ impl<S: ShadowMem> Tracker<S> {
     }
 
     /// Remove `[addr, end)` from copy `id`'s pending bytes (its own sets
-    /// only, not the covers): push the pieces removed from its destination
-    /// and source onto `direct`, and the source pieces released through
-    /// synced destination bytes onto `via` (with `id`).
-    fn release_in(&mut self, id: u64, addr: usize, end: usize, via: &mut Vec<(u64, usize, usize)>, direct: &mut Vec<(Role, usize, usize)>) {
+    /// only, not the covers; `dst_only`: from its destination only): push
+    /// the pieces removed from its destination and source onto `direct`,
+    /// and the source pieces released through synced destination bytes
+    /// onto `via` (with `id`).
+    fn release_in(&mut self, id: u64, addr: usize, end: usize, dst_only: bool, via: &mut Vec<(u64, usize, usize)>, direct: &mut Vec<(Role, usize, usize)>) {
         let Some(c) = self.copies.get_mut(&id) else { return };
         crate::ranges::visit();
         if let Some((a, b)) = intersect(addr, end, c.dst, c.dst + c.len) {
@@ -349,15 +422,24 @@ impl<S: ShadowMem> Tracker<S> {
                 pend_src.remove_each(i, j, |k, l| via.push((id, src + k, src + l)));
             });
         }
-        if let Some((a, b)) = intersect(addr, end, c.src, c.src + c.len) {
+        if let Some((a, b)) = intersect(addr, end, c.src, c.src + c.len).filter(|_| !dst_only) {
             let src = c.src;
             c.pend_src.remove_each(a - src, b - src, |i, j| direct.push((Role::Source, src + i, src + j)));
         }
         if c.pend_dst.is_empty() {
             debug_assert!(c.pend_src.is_empty());
-            let (d, s) = (c.dst, c.src);
+            let (d, s, handle, thread) = (c.dst, c.src, c.handle, c.thread);
             if c.origin == Origin::Program {
                 self.program -= 1;
+            }
+            if handle != 0 {
+                self.by_handle.remove(&handle);
+            }
+            if let Some(k) = self.per_thread.get_mut(&thread) {
+                *k -= 1;
+                if *k == 0 {
+                    self.per_thread.remove(&thread);
+                }
             }
             self.copies.remove(&id);
             self.by_dst.remove(&(d, id));
@@ -441,6 +523,8 @@ impl<S: ShadowMem> Tracker<S> {
         }
         self.copies.clear();
         self.program = 0;
+        self.by_handle.clear();
+        self.per_thread.clear();
         self.by_dst.clear();
         self.by_src.clear();
         self.cover_dst.clear();
@@ -601,20 +685,33 @@ mod tests {
         assert_eq!(t.ready_window(BASE + 1070, BASE + 1071, 256), (BASE + 1100, BASE + 1100), "only the longer copy holds it");
     }
 
+    /// Apply `copier_wait` of destination offsets `[off, off + n)` to one
+    /// model copy: those destination bytes and their source bytes.
+    fn model_wait(c: &mut ModelCopy, off: usize, n: usize) {
+        for i in off..(off + n).min(c.pd.len()) {
+            c.pd[i] = false;
+            c.ps[i] = false;
+        }
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
-        Submit { dst: usize, src: usize, len: usize },
+        Submit { dst: usize, src: usize, len: usize, thread: u32 },
         Sync { at: usize, len: usize },
+        SyncThread { at: usize, len: usize, thread: u32 },
         SyncAll,
         Release { which: usize, at: usize, len: usize },
+        Wait { which: usize, off: usize, len: usize },
     }
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            4 => (0..ARENA, 0..ARENA, 0usize..64).prop_map(|(d, s, l)| Op::Submit { dst: d, src: s, len: l }),
-            4 => (0..ARENA, 0usize..80).prop_map(|(a, l)| Op::Sync { at: a, len: l }),
+            4 => (0..ARENA, 0..ARENA, 0usize..64, 0u32..2).prop_map(|(d, s, l, t)| Op::Submit { dst: d, src: s, len: l, thread: t }),
+            3 => (0..ARENA, 0usize..80).prop_map(|(a, l)| Op::Sync { at: a, len: l }),
+            2 => (0..ARENA, 0usize..80, 0u32..2).prop_map(|(a, l, t)| Op::SyncThread { at: a, len: l, thread: t }),
             1 => Just(Op::SyncAll),
             1 => (0usize..8, 0..ARENA, 0usize..64).prop_map(|(w, a, l)| Op::Release { which: w, at: a, len: l }),
+            2 => (0usize..8, 0usize..70, 0usize..70).prop_map(|(w, o, l)| Op::Wait { which: w, off: o, len: l }),
         ]
     }
 
@@ -622,49 +719,73 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
         /// After every event, each byte's shadow bits equal the model's
         /// (byte-level map of pending destination/source states), and the
-        /// tracker holds exactly the copies the model still has pending.
+        /// tracker holds exactly the copies the model still has pending,
+        /// each still found by its descriptor handle and counted for its
+        /// thread.
         #[test]
         fn shadow_matches_model(ops in prop::collection::vec(op(), 1..40)) {
             let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
-            let mut model: Vec<(u64, ModelCopy)> = Vec::new();
+            // (id, thread, copy); copy id k has handle 1000 + k
+            let mut model: Vec<(u64, u32, ModelCopy)> = Vec::new();
             for op in ops {
                 match op {
-                    Op::Submit { dst, src, len } => {
+                    Op::Submit { dst, src, len, thread } => {
                         let (dst, src) = (BASE + dst, BASE + src);
-                        if let Some(id) = t.submit(dst, src, len, 0, 0, Box::new([])) {
-                            model.push((id, ModelCopy { dst, src, pd: vec![true; len], ps: vec![true; len] }));
+                        if let Some(id) = t.submit(dst, src, len, 0, thread, Box::new([])) {
+                            t.bind_handle(id, 1000 + id);
+                            model.push((id, thread, ModelCopy { dst, src, pd: vec![true; len], ps: vec![true; len] }));
                         } else {
                             prop_assert_eq!(len, 0);
                         }
                     }
                     Op::Sync { at, len } => {
                         t.sync(BASE + at, len);
-                        for (_, c) in model.iter_mut() { model_sync(c, BASE + at, len); }
+                        for (_, _, c) in model.iter_mut() { model_sync(c, BASE + at, len); }
+                    }
+                    Op::SyncThread { at, len, thread } => {
+                        t.sync_thread(BASE + at, len, thread);
+                        for (_, _, c) in model.iter_mut().filter(|(_, th, _)| *th == thread) { model_sync(c, BASE + at, len); }
+                    }
+                    Op::Wait { which, off, len } => {
+                        if !model.is_empty() {
+                            let k = which % model.len();
+                            prop_assert!(t.wait(1000 + model[k].0, off, len));
+                            model_wait(&mut model[k].2, off, len);
+                        }
                     }
                     Op::SyncAll => { t.sync_all(); model.clear(); }
                     Op::Release { which, at, len } => {
                         if !model.is_empty() {
                             let k = which % model.len();
                             t.release_copy(model[k].0, BASE + at, len);
-                            model_sync(&mut model[k].1, BASE + at, len);
+                            model_sync(&mut model[k].2, BASE + at, len);
                         }
                     }
                 }
-                model.retain(|(_, c)| c.pd.iter().any(|&b| b));
-                let cs: Vec<ModelCopy> = model.iter().map(|(_, c)| c.clone()).collect();
+                let gone: Vec<u64> = model.iter().filter(|(_, _, c)| !c.pd.iter().any(|&b| b)).map(|(id, _, _)| *id).collect();
+                model.retain(|(_, _, c)| c.pd.iter().any(|&b| b));
+                for id in gone {
+                    prop_assert!(t.by_handle(1000 + id).is_none(), "released copy {} still found by its handle", id);
+                    prop_assert!(!t.wait(1000 + id, 0, 64));
+                }
+                for th in 0..2 {
+                    prop_assert_eq!(t.thread_len(th), model.iter().filter(|(_, m, _)| *m == th).count());
+                }
+                let cs: Vec<ModelCopy> = model.iter().map(|(_, _, c)| c.clone()).collect();
                 for x in BASE..BASE + 2 * ARENA {
                     prop_assert_eq!(state(&t.shadow, x), model_state(&cs, x), "byte {:#x}", x);
                 }
                 for x in BASE..BASE + 2 * ARENA {
-                    let holds = |f: &dyn Fn(&ModelCopy) -> bool| model.iter().filter(|(_, c)| f(c)).map(|(id, _)| *id).collect::<Vec<_>>();
+                    let holds = |f: &dyn Fn(&ModelCopy) -> bool| model.iter().filter(|(_, _, c)| f(c)).map(|(id, _, _)| *id).collect::<Vec<_>>();
                     let d = holds(&|c| x >= c.dst && x < c.dst + c.pd.len() && c.pd[x - c.dst]);
                     let s = holds(&|c| x >= c.src && x < c.src + c.ps.len() && c.ps[x - c.src]);
                     prop_assert_eq!(t.cover_dst.holders(x), &d[..], "destination holders of {:#x}", x);
                     prop_assert_eq!(t.cover_src.holders(x), &s[..], "source holders of {:#x}", x);
                 }
                 prop_assert_eq!(t.len(), model.len());
-                for (id, c) in &model {
+                for (id, _, c) in &model {
                     let tc = t.get(*id).expect("copy pending in the model is in the tracker");
+                    prop_assert_eq!(t.by_handle(1000 + id).map(|c| c.id), Some(*id));
                     for i in 0..c.pd.len() {
                         prop_assert_eq!(tc.pend_dst.contains(i), c.pd[i]);
                         prop_assert_eq!(tc.pend_src.contains(i), c.ps[i]);
@@ -798,6 +919,71 @@ mod tests {
         t.sync_thread(d, 96, 0);
         assert!(t.is_empty());
         assert_eq!(state(&t.shadow, d + 40), 0);
+    }
+
+    /// `copier_wait` of one copy releases that copy's bytes only (defect:
+    /// it released every copy's bytes in its destination), also when its
+    /// range reaches past the copy (a reused slot no longer checks it).
+    #[test]
+    fn wait_releases_the_named_copy_only() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        let (s1, s2, d) = (BASE, BASE + 64, BASE + 256);
+        let a = t.submit(d, s1, 64, 0, 0, Box::new([])).unwrap(); // [256, 320)
+        let b = t.submit(d + 32, s2, 64, 0, 1, Box::new([])).unwrap(); // [288, 352)
+        t.bind_handle(a, 0x100);
+        t.bind_handle(b, 0x200);
+        assert!(!t.wait(0x300, 0, 64), "a handle never bound names no copy");
+        assert!(t.wait(0x100, 0, 64));
+        assert_eq!(state(&t.shadow, d + 10), 0, "the waited copy's own byte");
+        assert_eq!(state(&t.shadow, s1 + 10), 0, "and the source byte it was copied from");
+        assert_eq!(state(&t.shadow, d + 40) & DST_BITS, DST_BITS, "copy b still writes its bytes there");
+        assert_eq!(t.culprit(Role::Destination, d + 40, 1, |_| true).map(|(c, _)| c.id), Some(b));
+        assert!(t.by_handle(0x100).is_none() && t.len() == 1, "a complete copy leaves, with its handle");
+        assert!(t.wait(0x200, 60, 1000), "past the copy's end: clipped");
+        assert_eq!(state(&t.shadow, d + 40) & DST_BITS, DST_BITS, "offsets before 60 stay pending");
+        assert_eq!(state(&t.shadow, d + 95), 0);
+        assert_eq!(state(&t.shadow, s2 + 61), 0);
+        assert!(t.wait(0x200, 0, 60));
+        assert!(t.is_empty());
+        assert!(!t.wait(0x200, 0, 60), "released: the handle names nothing");
+    }
+
+    /// A wait releases the copy's destination bytes, not source bytes of
+    /// the same copy that its range happens to cover (a move inside one
+    /// buffer: destination offsets 0..10 do not complete source offsets
+    /// 10..20).
+    #[test]
+    fn wait_of_a_move_keeps_its_later_source_bytes() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        let a = t.submit(BASE + 10, BASE, 100, 0, 0, Box::new([])).unwrap();
+        t.bind_handle(a, 7);
+        assert!(t.wait(7, 0, 10));
+        assert_eq!(state(&t.shadow, BASE + 5), 0, "source offsets 0..10 were read");
+        assert_eq!(state(&t.shadow, BASE + 15) & SRC_BITS, SRC_BITS, "source offset 15 is not read yet");
+    }
+
+    /// A csync of the thread that holds every pending copy is a plain sync,
+    /// without the walk that sorts holders by thread (which visited the
+    /// covers' pieces once more); with another thread's copy pending, the
+    /// other copy is kept.
+    #[test]
+    fn one_thread_sync_is_plain_sync() {
+        let visits = |threads: [u32; 2], sync_as: Option<u32>| {
+            let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+            t.submit(BASE + 256, BASE, 64, 0, threads[0], Box::new([])).unwrap();
+            t.submit(BASE + 288, BASE + 128, 64, 0, threads[1], Box::new([])).unwrap();
+            assert_eq!(t.thread_len(threads[0]) + t.thread_len(threads[1]), if threads[0] == threads[1] { 4 } else { 2 });
+            crate::ranges::VISITED.with(|v| v.set(0));
+            match sync_as {
+                Some(th) => t.sync_thread(BASE + 256, 96, th),
+                None => t.sync(BASE + 256, 96),
+            }
+            (crate::ranges::VISITED.with(std::cell::Cell::get), t.len())
+        };
+        let (plain, left) = visits([3, 3], None);
+        assert_eq!(left, 0);
+        assert_eq!(visits([3, 3], Some(3)), (plain, 0), "one thread's csync visits what a sync does");
+        assert_eq!(visits([3, 4], Some(3)).1, 1, "thread 4's copy stays pending");
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! Sanitizer hooks (shared contract in the brief): CopierSanitizer registers a
-//! [`Hooks`] table; the runtime calls it on every submit, sync and handler.
+//! [`Hooks`] table; the runtime calls it on every submit, sync,
+//! `copier_wait` and handler.
 //! Unregistered, each call site costs one atomic load.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// [`Hooks::on_submit`]: `(dst, src, len_bytes, flags)` to the checker's
+/// name for the copy.
+pub type SubmitHook = fn(dst: usize, src: usize, len: usize, flags: u32) -> u64;
 
 /// Callbacks a checker (CopierSanitizer) receives. Every field is optional.
 #[derive(Debug, Default, Clone, Copy)]
@@ -10,15 +15,26 @@ pub struct Hooks {
     /// Called for EVERY `amemcpy`/`amemmove`/lazy/handler/low-level submit,
     /// including copies executed inline, before the copy can complete:
     /// `(dst, src, len_bytes, flags)` (`COPIER_LAZY`, `COPIER_MOVE` bits).
-    pub on_submit: Option<fn(dst: usize, src: usize, len: usize, flags: u32)>,
+    /// Returns the checker's name for the copy (0: none), which
+    /// `on_handle` binds to the copy's descriptor handle.
+    pub on_submit: Option<SubmitHook>,
+    /// A submit that hands the program a descriptor (`copier_submit`,
+    /// `copier::scope`) returned handle `handle` (never 0) for the copy
+    /// `on_submit` named `copy` (never 0). Called on the submitting thread
+    /// before the submit returns, so before any thread can pass the handle
+    /// to `copier_wait`.
+    pub on_handle: Option<fn(copy: u64, handle: u64)>,
     /// `csync(addr, len)` and `csync_ready_end` (with `[addr, addr + n)`),
     /// after waiting: the calling thread's own copies of the range are
     /// complete.
     pub on_sync: Option<fn(addr: usize, len: usize)>,
-    /// `copier_wait(d, offset, len)`, after waiting: the descriptor's copy
-    /// is complete in its destination range `[addr, addr + len)`, whichever
-    /// thread submitted it. `None`: `on_sync` is called instead.
-    pub on_wait: Option<fn(addr: usize, len: usize)>,
+    /// `copier_wait(handle, offset, len)` returned 0 for a handle other
+    /// than 0, on any thread: bytes `[offset, offset + len)` of that copy's
+    /// destination are complete (offsets in bytes; the range may reach
+    /// past the copy when its slot was reused, as the runtime then no
+    /// longer knows the copy's length). Called on every path that returns
+    /// 0, the recycled slot's included; not for -1.
+    pub on_wait: Option<fn(handle: u64, offset: usize, len: usize)>,
     /// `csync_all()`, after waiting.
     pub on_sync_all: Option<fn()>,
     /// Before a completion handler runs: the task's `(dst, src, len)`.
@@ -43,6 +59,28 @@ pub fn get() -> Option<&'static Hooks> {
     let p = HOOKS.load(Ordering::Acquire);
     // SAFETY: only `&'static Hooks` are ever stored.
     unsafe { p.as_ref() }
+}
+
+/// Tell the checker that `handle` names the copy its `on_submit` named
+/// `copy` (see [`Hooks::on_handle`]); nothing for 0 in either.
+#[inline]
+pub fn bind_handle(copy: u64, handle: u64) {
+    if copy != 0 && handle != 0 {
+        if let Some(f) = get().and_then(|h| h.on_handle) {
+            f(copy, handle);
+        }
+    }
+}
+
+/// Tell the checker that `copier_wait(handle, offset, len)` returned 0
+/// (see [`Hooks::on_wait`]); nothing for handle 0.
+#[inline]
+pub fn waited(handle: u64, offset: usize, len: usize) {
+    if handle != 0 {
+        if let Some(f) = get().and_then(|h| h.on_wait) {
+            f(handle, offset, len);
+        }
+    }
 }
 
 /// True when a checker is registered (`csync_ready_end` then returns exactly

@@ -99,6 +99,29 @@ pub(crate) unsafe fn submit(dev: &Device, dst: *mut u8, src: *const u8, n: usize
     if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
         f(dst as usize, src as usize, n, flags);
     }
+    // SAFETY: caller contract.
+    unsafe { submit_hooked(dev, dst, src, n, handler, arg) }
+}
+
+/// As [`submit`], for `copier_submit`: the checker also learns which
+/// handle names the copy (`hooks::bind_handle`).
+///
+/// # Safety
+/// As `service::submit`.
+pub(crate) unsafe fn submit_desc(dev: &Device, dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
+    let copy = hooks::get().and_then(|h| h.on_submit).map_or(0, |f| f(dst as usize, src as usize, n, flags));
+    // SAFETY: caller contract.
+    let h = unsafe { submit_hooked(dev, dst, src, n, handler, arg) };
+    hooks::bind_handle(copy, h);
+    h
+}
+
+/// [`submit`] after its hook.
+///
+/// # Safety
+/// As `service::submit`.
+#[inline(always)]
+unsafe fn submit_hooked(dev: &Device, dst: *mut u8, src: *const u8, n: usize, handler: usize, arg: usize) -> u64 {
     settle_replay(dev);
     let Some(inside) = Inside::enter() else {
         // nested (signal handler, interposed memcpy): plain copy, as the
@@ -431,20 +454,31 @@ pub(crate) fn wait_handle(dev: &Device, h: u64, off: usize, len: usize, block: b
     if pos >= dev.ring().head.load(Ordering::Acquire) {
         return -1;
     }
-    let Some(t) = proto::read(&dev.slot(pos), pos) else { return if block { 0 } else { 1 } };
-    let (off, len) = (off as u64, len as u64);
-    if off > t.len || len > t.len - off {
+    let Some(t) = proto::read(&dev.slot(pos), pos) else {
+        if !block {
+            return 1;
+        }
+        // (a reused slot: the copy is complete)
+        hooks::waited(h, off, len);
+        return 0;
+    };
+    let (off64, len64) = (off as u64, len as u64);
+    if off64 > t.len || len64 > t.len - off64 {
         return -1;
     }
     if len == 0 {
+        if block {
+            hooks::waited(h, off, len);
+        }
         return if block { 0 } else { 1 };
     }
-    let (lo, hi) = segs(off, len, t.shift);
+    let (lo, hi) = segs(off64, len64, t.shift);
     if block {
         settle_replay(dev);
         wait_segs(dev, pos, lo, hi.min(t.nsegs), false);
         repair_before(dev, pos);
         release_if_drained(dev);
+        hooks::waited(h, off, len);
         0
     } else {
         i32::from(dev.slot(pos).desc.is_done(pos, lo, hi.min(t.nsegs)))

@@ -141,6 +141,22 @@ mod imp {
         unsafe { service::submit(dst, src, n, flags, handler, arg) }
     }
 
+    /// [`submit`] for `copier_submit`, whose handle the program gets: the
+    /// checker learns which handle names the copy (`service::submit_desc`).
+    ///
+    /// # Safety
+    /// As `service::submit`.
+    pub unsafe fn submit_desc(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
+        if kernel_active() {
+            if let Some(d) = device() {
+                // SAFETY: forwarded caller contract.
+                return unsafe { kernel::submit_desc(d, dst, src, n, flags, handler, arg) };
+            }
+        }
+        // SAFETY: forwarded caller contract.
+        unsafe { service::submit_desc(dst, src, n, flags, handler, arg) }
+    }
+
     /// `csync` on the chosen backend.
     #[inline(always)]
     pub fn csync(addr: usize, n: usize) {

@@ -614,7 +614,12 @@ fn live_handle(h: u64, offset: usize, len: usize) -> Result<Option<(TaskRef, &'s
 pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
     let (t, e) = match live_handle(h, offset, len) {
         Err(()) => return -1,
-        Ok(None) => return 0,
+        Ok(None) => {
+            // complete (its slot was reused): still the checker's event,
+            // whichever thread waits (`hooks::Hooks::on_wait`)
+            hooks::waited(h, offset, len);
+            return 0;
+        }
         Ok(Some(x)) => x,
     };
     let d = &e.desc;
@@ -629,10 +634,8 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
                 COUNTERS.csync.add(t0);
             }
         }
-        if let Some(f) = hooks::get().and_then(|h| h.on_wait.or(h.on_sync)) {
-            f(e.dst() + offset, len);
-        }
     }
+    hooks::waited(h, offset, len);
     0
 }
 

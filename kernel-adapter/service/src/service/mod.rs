@@ -41,7 +41,7 @@ pub use crate::clients::{nothing_pending, MAX_CLIENTS};
 pub use csync::{csync, csync_all, csync_ready_end, query_handle, wait_handle};
 pub use fork::{fork_child, fork_parent, fork_prepare};
 pub use lazy::discard;
-pub use submit::{copy_inline, submit};
+pub use submit::{copy_inline, submit, submit_desc};
 pub use thread::{kill_service, service_running};
 
 use crate::clients::{client_at, ring_of, NCLIENTS};

@@ -17,10 +17,12 @@ use crate::fork_guard::{self, FORKING};
 
 // ------------------------------------------------------------------- submit
 
+/// The submit hook, if any; returns its name for the copy (0: none).
 #[inline]
-pub(crate) fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
-    if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
-        f(dst, src, n, flags);
+pub(crate) fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) -> u64 {
+    match hooks::get().and_then(|h| h.on_submit) {
+        Some(f) => f(dst, src, n, flags),
+        None => 0,
     }
 }
 
@@ -35,6 +37,32 @@ pub(crate) fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) {
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     settle_abandoned_replay();
     call_submit_hook(dst as usize, src as usize, n, flags);
+    // SAFETY: caller contract.
+    unsafe { submit_hooked(dst, src, n, flags, handler, arg) }
+}
+
+/// As [`submit`], for a submit that hands the program its descriptor
+/// (`copier_submit`): the checker also learns which handle names the copy
+/// ([`hooks::bind_handle`]), so a `copier_wait` of it from any thread can
+/// name that copy.
+///
+/// # Safety
+/// As [`submit`].
+pub unsafe fn submit_desc(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
+    settle_abandoned_replay();
+    let copy = call_submit_hook(dst as usize, src as usize, n, flags);
+    // SAFETY: caller contract.
+    let h = unsafe { submit_hooked(dst, src, n, flags, handler, arg) };
+    hooks::bind_handle(copy, h);
+    h
+}
+
+/// [`submit`] after its hook.
+///
+/// # Safety
+/// As [`submit`].
+#[inline(always)]
+unsafe fn submit_hooked(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     // SAFETY: caller contract.
     if handler == 0 && unsafe { copy_inline(dst, src, n) } {
         return 0;
