@@ -49,6 +49,24 @@ int main(void) {
       bad = 1;
     }
   }
+  /* Nothing pending from the range on, but a copy below it: not
+   * (void *)-1, which says that nothing is pending at all (CopierGen's
+   * guards then take the window as open below the range too). */
+  {
+    memcpy(want, buf, N);
+    amemcpy(buf + 500000, buf + 100000, 200000);
+    memmove(want + 500000, want + 100000, 200000);
+    const unsigned char *e = csync_ready_end(buf + 800000, 4096);
+    if (e == (const void *)-1 || e < buf + 804096) {
+      fprintf(stderr, "copy below: csync_ready_end(buf+800000, 4096) = %p, want a finite end >= buf+804096\n", (const void *)e);
+      bad = 1;
+    }
+    csync(buf, N);
+    if (memcmp(buf, want, N) != 0) {
+      fprintf(stderr, "copy below: bytes differ from memmove\n");
+      bad = 1;
+    }
+  }
   /* A walk from a copy's end to its start: one request waits for its
    * segment only; from the third request in a row going down, the whole
    * destination (the window the pass keeps starts at the address asked

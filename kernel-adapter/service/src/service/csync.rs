@@ -366,7 +366,8 @@ thread_local! {
 }
 
 /// Lock-free `csync_ready_end` window (see [`own_fast_wait`]): the first
-/// address `>= from` that a pending segment of the caller's tasks touches.
+/// address `>= from` that a pending segment of the caller's tasks touches;
+/// all-ones only when none is queued, else at most [`NO_END`].
 pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
     let Own::Queue(r, _, t, h) = own_ring()? else { return Some(usize::MAX) };
     if h - t > FAST_SCAN {
@@ -399,8 +400,14 @@ pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
             }
         });
     }
-    Some(end)
+    Some(end.min(NO_END))
 }
+
+/// The end [`csync_ready_end`] returns when no pending copy touches a byte
+/// from the range on but one may lie below it: all-ones says that the
+/// calling thread has nothing pending at all (`copier.h`), which CopierGen's
+/// guards take as a window open below the range too.
+const NO_END: usize = usize::MAX - 1;
 
 /// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
 /// `[addr, addr + n)`.
@@ -513,7 +520,8 @@ pub fn csync_ready_end(addr: usize, n: usize) -> usize {
         // stop the window at the last one examined
         end = runs.last().map_or(usize::MAX, |r| r.1);
     }
-    end.max(want)
+    // (something is pending, below `want` perhaps: not all-ones)
+    end.min(NO_END).max(want)
 }
 
 /// How far past one of the previous requests a `csync_ready_end` request
