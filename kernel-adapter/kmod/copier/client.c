@@ -23,6 +23,7 @@
 #include "atcache.h"
 #include "client.h"
 #include "fops.h"
+#include "region.h"
 #include "round.h"
 #include "sched.h"
 
@@ -33,6 +34,9 @@ static void client_free(struct kref *ref)
 {
 	struct copier_client *c = container_of(ref, struct copier_client, ref);
 
+	if (c->cur_valid && c->cur.region)
+		copier_region_put(c->cur.region);
+	copier_attachments_free(c);
 	copier_area_free(c);
 	copier_atc_destroy(c->atc);
 	mmdrop(c->mm);
@@ -58,6 +62,9 @@ static int copier_open(struct inode *inode, struct file *file)
 	atomic_inc(&copier_live_clients);
 	kref_init(&c->ref);
 	mutex_init(&c->setup_lock);
+	mutex_init(&c->region_lock);
+	INIT_LIST_HEAD(&c->regions);
+	xa_init_flags(&c->attached, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&c->waitq);
 	INIT_LIST_HEAD(&c->node);
 	c->mm = current->mm;
@@ -85,6 +92,7 @@ static int copier_release(struct inode *inode, struct file *file)
 
 	copier_sched_remove(c);
 	wake_up_all(&c->waitq);
+	copier_regions_release(c);
 	copier_client_put(c);
 	return 0;
 }
@@ -190,7 +198,9 @@ static long copier_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_setup(c, uarg);
 	if (!smp_load_acquire(&c->ready))
 		return cmd == COPIER_IOC_WAKE || cmd == COPIER_IOC_LIMITS ||
-		       cmd == COPIER_IOC_STATS || cmd == COPIER_IOC_WAIT ? -ENODEV : -ENOTTY;
+		       cmd == COPIER_IOC_STATS || cmd == COPIER_IOC_WAIT ||
+		       cmd == COPIER_IOC_BIND || cmd == COPIER_IOC_UNBIND ||
+		       cmd == COPIER_IOC_ATTACH || cmd == COPIER_IOC_DETACH ? -ENODEV : -ENOTTY;
 	switch (cmd) {
 	case COPIER_IOC_WAKE:
 		copier_sched_wake(c);
@@ -201,6 +211,14 @@ static long copier_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_stats(c, uarg);
 	case COPIER_IOC_WAIT:
 		return ioc_wait(c, uarg);
+	case COPIER_IOC_BIND:
+		return copier_ioc_bind(c, uarg);
+	case COPIER_IOC_UNBIND:
+		return copier_ioc_unbind(c, uarg);
+	case COPIER_IOC_ATTACH:
+		return copier_ioc_attach(c, uarg);
+	case COPIER_IOC_DETACH:
+		return copier_ioc_detach(c, uarg);
 	default:
 		return -ENOTTY;
 	}
