@@ -46,6 +46,7 @@ run cglimit /t/t_cglimit /cgroup/copier-limited
 run memcg /t/t_memcg /cgroup/copier-memcg
 run fuzz /t/t_fuzz
 run life /t/t_life
+run xproc /t/t_xproc
 run atc-nodma /t/t_dma nodma
 # libcopier's own tests with backend=kernel (runtime.sh)
 /bin/busybox sh /runtime.sh device

@@ -122,7 +122,7 @@ log=$work/console.log
 tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt"
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
-expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
+expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life xproc atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
 	rt-basic rt-chain rt-handler-all rt-handler-range rt-handler-threads rt-pending rt-pending-strict rt-fork rt-fork-threads
 	rt-basic-depth2 rt-fuzz rt-fuzz-small rt-fault-src rt-fault-dst rt-fault-exit rt-fault-depsegv rt-fault-depmap rt-segv-default rt-auto
 	rt-absorb-io rt-lazy-drop rt-lazy-drop-deferred
