@@ -144,8 +144,9 @@ static int importer(pid_t owner, const struct owned *t, int in, int out)
 	CHECK(get(in) == 0, "the owner sees the bytes written into its region");
 
 	/* bounds */
-	CHECK_XCOPY(ERANGE, &c, l, ha, RLEN - 10, 20, false, 0);
+	/* (the write first: l holds other bytes than the region's) */
 	CHECK_XCOPY(ERANGE, &c, l, ha, RLEN - 10, 20, true, 0);
+	CHECK_XCOPY(ERANGE, &c, l, ha, RLEN - 10, 20, false, 0);
 	CHECK_XCOPY(ERANGE, &c, l, ha, RLEN, 1, false, 0);
 	CHECK_XCOPY(ERANGE, &c, l, ha, ~0ULL - 5, 10, false, 0);
 	/* access modes */
