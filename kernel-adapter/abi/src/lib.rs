@@ -257,7 +257,8 @@ mod tests {
         assert_eq!(size_of::<copier_setup>(), 64);
         assert_eq!(offset_of!(copier_setup, map_len), 24);
         assert_eq!(size_of::<copier_limits>(), 32);
-        assert_eq!(size_of::<copier_stats>(), 64);
+        assert_eq!(size_of::<copier_stats>(), 80);
+        assert_eq!(offset_of!(copier_stats, atc_dma_hits), COPIER_STATS_SIZE_V1 as usize);
         assert_eq!(size_of::<copier_wait>(), 32);
         assert_eq!(offset_of!(copier_entry, region), 44);
         assert_eq!(offset_of!(copier_desc, error), 28);

@@ -19,6 +19,7 @@ pub const COPIER_D_RETIRED: u32 = 8;
 pub const COPIER_D_DROPPED: u32 = 16;
 pub const COPIER_D_FAILED: u32 = 32;
 pub const COPIER_D_ERROR: u32 = 64;
+pub const COPIER_STATS_SIZE_V1: u32 = 64;
 pub const COPIER_REGION_READ: u32 = 1;
 pub const COPIER_REGION_WRITE: u32 = 2;
 pub const COPIER_IOC_MAGIC: u32 = 192;
@@ -272,7 +273,6 @@ const _: () = {
     ["Offset of field: copier_limits::reserved"]
         [::core::mem::offset_of!(copier_limits, reserved) - 8usize];
 };
-#[doc = " COPIER_IOC_STATS: counters of the client."]
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
 pub struct copier_stats {
@@ -292,10 +292,14 @@ pub struct copier_stats {
     pub atc_misses: __u64,
     #[doc = " cached pages dropped by an mm change"]
     pub atc_invalidated: __u64,
+    #[doc = " DMA piece sides whose address the ATCache had mapped"]
+    pub atc_dma_hits: __u64,
+    #[doc = " DMA piece sides whose pages it mapped first"]
+    pub atc_dma_misses: __u64,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of copier_stats"][::core::mem::size_of::<copier_stats>() - 64usize];
+    ["Size of copier_stats"][::core::mem::size_of::<copier_stats>() - 80usize];
     ["Alignment of copier_stats"][::core::mem::align_of::<copier_stats>() - 8usize];
     ["Offset of field: copier_stats::tasks"][::core::mem::offset_of!(copier_stats, tasks) - 0usize];
     ["Offset of field: copier_stats::bytes"][::core::mem::offset_of!(copier_stats, bytes) - 8usize];
@@ -311,6 +315,10 @@ const _: () = {
         [::core::mem::offset_of!(copier_stats, atc_misses) - 48usize];
     ["Offset of field: copier_stats::atc_invalidated"]
         [::core::mem::offset_of!(copier_stats, atc_invalidated) - 56usize];
+    ["Offset of field: copier_stats::atc_dma_hits"]
+        [::core::mem::offset_of!(copier_stats, atc_dma_hits) - 64usize];
+    ["Offset of field: copier_stats::atc_dma_misses"]
+        [::core::mem::offset_of!(copier_stats, atc_dma_misses) - 72usize];
 };
 #[doc = " COPIER_IOC_WAIT: sleep until the task at ring position pos no longer\n needs the service: retired, complete, faulted (COPIER_D_FAULTED: the\n caller re-executes it) or lazy. For csync after a bounded spin on the\n descriptor. Returns 0, -ETIMEDOUT after timeout_ns (0: no timeout),\n -EINTR on a signal, -EINVAL when pos was not submitted."]
 #[repr(C)]

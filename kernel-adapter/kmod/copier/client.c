@@ -141,7 +141,15 @@ static long ioc_limits(struct copier_client *c, void __user *arg)
 	return 0;
 }
 
-static long ioc_stats(struct copier_client *c, void __user *arg)
+/* COPIER_IOC_STATS of any version: the struct's size is in the number. */
+static bool is_stats(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == COPIER_IOC_MAGIC && _IOC_NR(cmd) == _IOC_NR(COPIER_IOC_STATS) &&
+	       _IOC_DIR(cmd) == _IOC_READ && _IOC_SIZE(cmd) >= COPIER_STATS_SIZE_V1 &&
+	       _IOC_SIZE(cmd) <= sizeof(struct copier_stats);
+}
+
+static long ioc_stats(struct copier_client *c, void __user *arg, size_t size)
 {
 	struct copier_stats s = {
 		.tasks = READ_ONCE(c->stats.tasks),
@@ -158,8 +166,10 @@ static long ioc_stats(struct copier_client *c, void __user *arg)
 		s.atc_hits = a.hits;
 		s.atc_misses = a.misses;
 		s.atc_invalidated = a.invalidated;
+		s.atc_dma_hits = a.dma_hits;
+		s.atc_dma_misses = a.dma_misses;
 	}
-	return copy_to_user(arg, &s, sizeof(s)) ? -EFAULT : 0;
+	return copy_to_user(arg, &s, size) ? -EFAULT : 0;
 }
 
 static long ioc_wait(struct copier_client *c, void __user *arg)
@@ -198,17 +208,17 @@ static long copier_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_setup(c, uarg);
 	if (!smp_load_acquire(&c->ready))
 		return cmd == COPIER_IOC_WAKE || cmd == COPIER_IOC_LIMITS ||
-		       cmd == COPIER_IOC_STATS || cmd == COPIER_IOC_WAIT ||
+		       is_stats(cmd) || cmd == COPIER_IOC_WAIT ||
 		       cmd == COPIER_IOC_BIND || cmd == COPIER_IOC_UNBIND ||
 		       cmd == COPIER_IOC_ATTACH || cmd == COPIER_IOC_DETACH ? -ENODEV : -ENOTTY;
+	if (is_stats(cmd))
+		return ioc_stats(c, uarg, _IOC_SIZE(cmd));
 	switch (cmd) {
 	case COPIER_IOC_WAKE:
 		copier_sched_wake(c);
 		return 0;
 	case COPIER_IOC_LIMITS:
 		return ioc_limits(c, uarg);
-	case COPIER_IOC_STATS:
-		return ioc_stats(c, uarg);
 	case COPIER_IOC_WAIT:
 		return ioc_wait(c, uarg);
 	case COPIER_IOC_BIND:

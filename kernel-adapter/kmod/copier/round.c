@@ -201,6 +201,17 @@ static void piece_complete(struct copier_exec *x, void *cookie, int err)
 	piece_free(p);
 }
 
+/* exec.h dma_addr: the ATCache's mapping of a cached side of a piece. */
+static bool piece_dma_addr(struct copier_exec *x, void *cookie, bool dst, size_t off, size_t len,
+			   struct device *dev, dma_addr_t *addr)
+{
+	struct copier_piece *p = cookie;
+
+	if (!(dst ? p->dst_cached : p->src_cached))
+		return false;
+	return copier_atc_dma(p->c->atc, (dst ? p->dst_addr : p->src_addr) + off, len, dev, addr);
+}
+
 /* Mark a task faulted: user space re-executes what the service did not. */
 static void task_fault(struct copier_client *c, struct copier_desc *d)
 {
@@ -574,6 +585,7 @@ void copier_round(struct copier_client *c, struct copier_round_result *r)
 	if (n) {
 		x.complete = piece_complete;
 		x.ctx = c;
+		x.dma_addr = piece_dma_addr;
 		copier_exec_begin(&x);
 		for (i = 0; i < n; i++)
 			copier_exec_add(&x, &pieces[i]->span);

@@ -174,7 +174,13 @@ struct copier_limits {
 	__u64 reserved[3];
 };
 
-/* COPIER_IOC_STATS: counters of the client. */
+/*
+ * COPIER_IOC_STATS: counters of the client. The struct grows at the end
+ * only: copier.ko answers the ioctl for any size from
+ * COPIER_STATS_SIZE_V1 (version 1's struct) to sizeof(struct copier_stats)
+ * (the size is in the ioctl number) and writes that many bytes.
+ */
+#define COPIER_STATS_SIZE_V1 64
 struct copier_stats {
 	__u64 tasks;          /* tasks executed */
 	__u64 bytes;          /* bytes copied */
@@ -184,6 +190,9 @@ struct copier_stats {
 	__u64 atc_hits;       /* pages found pinned in the ATCache */
 	__u64 atc_misses;     /* pages pinned into the ATCache */
 	__u64 atc_invalidated;/* cached pages dropped by an mm change */
+	/* version 2: */
+	__u64 atc_dma_hits;   /* DMA piece sides whose address the ATCache had mapped */
+	__u64 atc_dma_misses; /* DMA piece sides whose pages it mapped first */
 };
 
 /*
