@@ -106,6 +106,10 @@ fi
 if insmod /copier.ko poll_mode=ondemand; then
 	run diff-swdma /t/t_diff 6
 	run dma-swdma /t/t_dma dma
+	# the ATCache's DMA mappings go with the clients' cached pages
+	clients_gone
+	mapped=$(cat /sys/module/copier/parameters/atc_dma_mapped)
+	if [ "$mapped" = 0 ]; then result dma-maps-released pass; else result dma-maps-released "fail($mapped)"; fi
 	rmmod copier
 fi
 # two service threads sharing the channels (two clients' packs at once)

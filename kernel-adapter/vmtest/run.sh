@@ -130,7 +130,7 @@ expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life xpr
 	rt-fault-recover-csync-once rt-fault-recover-exit-once rt-fault-recover-all-once rt-fault-recover-wait-once rt-fault-recover-chain-once
 	rt-fault-recover-dep rt-fault-recover-depsync rt-fault-recover-depchain rt-fault-recover-deppart
 	rt-fault-recover-dep-once rt-fault-recover-depsync-once rt-fault-recover-depchain-once rt-fault-recover-deppart-once rt-nodevice rt-nodevice-warning
-	swdma diff-swdma dma-swdma dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
+	swdma diff-swdma dma-swdma dma-maps-released dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
 for t in $expected; do
 	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi
 done
