@@ -24,8 +24,13 @@
 
 int cu_open(struct cu_client *c, uint32_t entries)
 {
+	return cu_open_version(c, entries, COPIER_ABI_VERSION);
+}
+
+int cu_open_version(struct cu_client *c, uint32_t entries, uint32_t version)
+{
 	struct copier_setup s = {
-		.version = COPIER_ABI_VERSION,
+		.version = version,
 		.copy_entries = entries,
 		.sync_entries = 16,
 		.handler_entries = entries,

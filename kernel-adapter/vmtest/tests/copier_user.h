@@ -32,6 +32,8 @@ struct cu_client {
 
 /* Open /dev/copier and map a client with `entries` copy slots; 0 or -errno. */
 int cu_open(struct cu_client *c, uint32_t entries);
+/* cu_open with another copier_setup.version (ABI compatibility tests). */
+int cu_open_version(struct cu_client *c, uint32_t entries, uint32_t version);
 void cu_close(struct cu_client *c);
 
 /*

@@ -7,7 +7,8 @@
  * access modes, handles, tokens and flag combinations, an unbound region,
  * an owner that unmapped part of its region, exited, or was killed with
  * cross copies in flight each finish with the errno kmod/copier/README.md
- * documents. init.sh checks pins and clients after it.
+ * documents; a version 1 client still sets up, and its region flags are
+ * unknown bits. init.sh checks pins and clients after it.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -465,6 +466,25 @@ static void kill_in_flight(void)
 	printf("t_xproc: kill -9 in flight: %d tasks copied, %d finished ESRCH\n", ok, gone);
 }
 
+/*
+ * A version 1 client: SETUP takes it, and a region flag is an unknown bit
+ * to it, handed back faulted as before; versions 0 and 3 do not exist.
+ */
+static void version1(void)
+{
+	unsigned char *b = map_anon(SMALL);
+	struct cu_client c;
+	uint64_t tok;
+
+	CHECK(cu_open_version(&c, 16, 0) == -EINVAL, "version 0");
+	CHECK(cu_open_version(&c, 16, COPIER_ABI_VERSION + 1) == -EINVAL, "a version to come");
+	CHECK(cu_open_version(&c, 16, 1) == 0, "version 1");
+	CHECK(cu_bind(&c, b, SMALL, RW, &tok) == 0, "bind (version 1)");
+	CHECK_XCOPY(-EPROTO, &c, b, 1, 0, 100, false, 0);
+	cu_close(&c);
+	munmap(b, SMALL);
+}
+
 int main(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
@@ -480,5 +500,6 @@ int main(void)
 	other_uid();
 	owner_exit();
 	kill_in_flight();
+	version1();
 	return vmtest_exit("t_xproc");
 }
