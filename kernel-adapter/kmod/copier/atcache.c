@@ -40,7 +40,9 @@
  * for that copy only).
  *
  * DMA addresses (copier_atc_dma): a block keeps, per DMA device (at most
- * ATC_DMA_DEVS), one dma_map_page mapping per cached page, made at the
+ * ATC_DMA_DEVS), one dma_map_page mapping per cached page (the device may
+ * write only pages pinned writable: DMA_BIDIRECTIONAL for those,
+ * DMA_TO_DEVICE for read pins, so the direction follows @writable), made at the
  * first DMA piece that uses the page and unmapped only with its pin
  * (reap_some, block_free, a read pin replaced by a write pin): an
  * invalidated (dead) page keeps its mapping until no copy uses its block,
@@ -93,7 +95,7 @@ MODULE_PARM_DESC(atc_dma_mapped, "read only: DMA mappings of cached pages, all c
 
 #define ATC_DMA_DEVS 2
 
-/* One device's mappings of a block's pages (a page each, DMA_BIDIRECTIONAL). */
+/* One device's mappings of a block's pages (a page each, slot_dir()). */
 struct atc_dma {
 	struct device *dev;
 	bool uncacheable;		/* its mappings need dma_sync calls */
@@ -118,8 +120,14 @@ struct atc_block {
 	struct atc_dma *dma[ATC_DMA_DEVS];	/* set under the cache lock */
 };
 
+/* The direction of slot i's mappings: the device writes only write pins. */
+static enum dma_data_direction slot_dir(struct atc_block *b, unsigned long i)
+{
+	return test_bit(i, b->writable) ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+}
+
 /*
- * Unmap slot i's DMA mappings, before its pin goes. The caller holds the
+ * Unmap slot i's DMA mappings, before its pin (and @writable) changes. The caller holds the
  * lock or the block is unreachable; dma_unmap_page may run atomically.
  */
 static void slot_unmap(struct atc_block *b, unsigned long i)
@@ -130,7 +138,7 @@ static void slot_unmap(struct atc_block *b, unsigned long i)
 		struct atc_dma *m = b->dma[k];
 
 		if (__test_and_clear_bit(i, m->mapped)) {
-			dma_unmap_page(m->dev, m->addr[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+			dma_unmap_page(m->dev, m->addr[i], PAGE_SIZE, slot_dir(b, i));
 			atomic_long_dec(&atc_dma_live);
 		}
 	}
@@ -663,7 +671,7 @@ static struct atc_dma *block_dma(struct copier_atcache *a, struct atc_block *b,
 	return m;
 }
 
-bool copier_atc_dma(struct copier_atcache *a, u64 addr, u64 len, struct device *dev,
+bool copier_atc_dma(struct copier_atcache *a, u64 addr, u64 len, bool write, struct device *dev,
 		    dma_addr_t *dma)
 {
 	unsigned long start = addr & PAGE_MASK, end = PAGE_ALIGN(addr + len);
@@ -682,12 +690,13 @@ bool copier_atc_dma(struct copier_atcache *a, u64 addr, u64 len, struct device *
 	i1 = (end - base) >> PAGE_SHIFT;
 	spin_lock(&a->lock);
 	for (i = i0; i < i1; i++) {
-		if (WARN_ON_ONCE(!b->pages[i])) {	/* the caller holds the pin */
+		/* the caller holds the pin, a write pin for a destination */
+		if (WARN_ON_ONCE(!b->pages[i] || (write && !test_bit(i, b->writable)))) {
 			ok = false;
 			break;
 		}
 		if (!test_bit(i, m->mapped)) {
-			dma_addr_t d = dma_map_page(dev, b->pages[i], 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+			dma_addr_t d = dma_map_page(dev, b->pages[i], 0, PAGE_SIZE, slot_dir(b, i));
 
 			if (dma_mapping_error(dev, d)) {
 				ok = false;
@@ -695,7 +704,7 @@ bool copier_atc_dma(struct copier_atcache *a, u64 addr, u64 len, struct device *
 			}
 			if (dma_need_sync(dev, d)) {
 				/* a kept mapping would need syncs around every use */
-				dma_unmap_page(dev, d, PAGE_SIZE, DMA_BIDIRECTIONAL);
+				dma_unmap_page(dev, d, PAGE_SIZE, slot_dir(b, i));
 				m->uncacheable = true;
 				ok = false;
 				break;

@@ -209,7 +209,8 @@ static bool piece_dma_addr(struct copier_exec *x, void *cookie, bool dst, size_t
 
 	if (!(dst ? p->dst_cached : p->src_cached))
 		return false;
-	return copier_atc_dma(p->c->atc, (dst ? p->dst_addr : p->src_addr) + off, len, dev, addr);
+	return copier_atc_dma(p->c->atc, (dst ? p->dst_addr : p->src_addr) + off, len, dst, dev,
+			      addr);
 }
 
 /* Mark a task faulted: user space re-executes what the service did not. */
