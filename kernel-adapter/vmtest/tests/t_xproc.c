@@ -5,10 +5,11 @@
  * the bytes are right; a process of another uid is refused (EPERM) while
  * two processes of one unprivileged uid may share; bad offsets, lengths,
  * access modes, handles, tokens and flag combinations, an unbound region,
- * an owner that unmapped part of its region, exited, or was killed with
- * cross copies in flight each finish with the errno kmod/copier/README.md
+ * an owner that unmapped part of its region, exited, exec'd, or was killed
+ * with cross copies in flight each finish with the errno kmod/copier/README.md
  * documents; a version 1 client still sets up, and its region flags are
- * unknown bits. init.sh checks pins and clients after it.
+ * unknown bits. An importer killed with cross copies in flight lets the
+ * owner unbind. init.sh checks pins and clients after it.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -467,6 +468,99 @@ static void kill_in_flight(void)
 }
 
 /*
+ * kill -9 of the importer while its cross copies run: the owner's unbind
+ * still returns (the dead client's pieces finish and let the region go)
+ * and its memory holds the bytes it had or the ones written, nothing else.
+ */
+static void importer_killed(void)
+{
+	unsigned char *b = map_anon(KILL_LEN);
+	struct cu_client c;
+	uint64_t tok;
+	int p[2];
+	pid_t pid;
+
+	fill(b, KILL_LEN, 0, 19);
+	CHECK(cu_open(&c, 16) == 0 && pipe(p) == 0, "open");
+	CHECK(cu_bind(&c, b, KILL_LEN, RW, &tok) == 0, "bind");
+	pid = fork();
+	if (pid == 0) {
+		unsigned char *l = map_anon(KILL_LEN);
+		struct cu_client ic;
+		uint32_t h;
+
+		fill(l, KILL_LEN, 0, 19);
+		if (cu_open(&ic, 32) || cu_attach(&ic, getppid(), tok, &h, NULL))
+			_exit(5);
+		for (int i = 0; i < 31; i++)
+			cu_submit_region(&ic, l, h, 0, KILL_LEN, i & 1, 0);
+		put(p[1], 'x');
+		for (;;)
+			pause();
+	}
+	get(p[0]);
+	kill(pid, SIGKILL);
+	CHECK(wait_child(pid) == 128 + SIGKILL, "importer killed");
+	CHECK(cu_unbind(&c, tok) == 0, "unbind after the importer died");
+	CHECK(!mismatch(b, KILL_LEN, 0, 19), "the owner's bytes");
+	cu_close(&c);
+	close(p[0]);
+	close(p[1]);
+	munmap(b, KILL_LEN);
+}
+
+/* The owner execs (its client is O_CLOEXEC): tasks finish ESRCH. */
+static void owner_exec(const char *self)
+{
+	unsigned char *l = map_anon(SMALL);
+	int p[2], q[2];
+	struct cu_client c;
+	uint64_t tok;
+	uint32_t h;
+	pid_t owner;
+
+	CHECK(cu_open(&c, 16) == 0 && pipe(p) == 0 && pipe(q) == 0, "open");
+	owner = fork();
+	if (owner == 0) {
+		unsigned char *b = map_anon(SMALL);
+		struct cu_client oc;
+		char fd[16];
+		uint64_t t;
+
+		fill(b, SMALL, 0, 23);
+		if (cu_open(&oc, 16) || cu_bind(&oc, b, SMALL, RW, &t))
+			_exit(5);
+		put(p[1], t);
+		get(q[0]);
+		snprintf(fd, sizeof(fd), "%d", p[1]);
+		dup2(q[0], 0);
+		execl(self, self, "execd", fd, (char *)NULL);
+		_exit(6);
+	}
+	tok = get(p[0]);
+	CHECK(cu_attach(&c, owner, tok, &h, NULL) == 0, "attach");
+	CHECK_XCOPY(0, &c, l, h, 0, 4096, false, 0);
+	CHECK(!mismatch(l, 4096, 0, 23), "read before the exec");
+	put(q[1], 'x');
+	CHECK(get(p[0]) == 'e', "the new image runs");
+	CHECK_XCOPY(ESRCH, &c, l, h, 0, 4096, false, 0);
+	CHECK_XCOPY(ESRCH, &c, l, h, 0, 4096, true, 0);
+	CHECK(cu_attach(&c, owner, tok, &h, NULL) == -ENOENT, "attach across the exec");
+	put(q[1], 'x');
+	CHECK(wait_child(owner) == 0, "the exec'd owner");
+	cu_close(&c);
+}
+
+/* The image owner_exec() runs: says so on fd, exits once stdin has a byte. */
+static int execd(int fd)
+{
+	uint64_t v;
+
+	put(fd, 'e');
+	return read(0, &v, sizeof(v)) == sizeof(v) ? 0 : 1;
+}
+
+/*
  * A version 1 client: SETUP takes it, and a region flag is an unknown bit
  * to it, handed back faulted as before; versions 0 and 3 do not exist.
  */
@@ -485,11 +579,14 @@ static void version1(void)
 	munmap(b, SMALL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	FILE *f;
 	int scope = -1;
 
+	if (argc > 2 && !strcmp(argv[1], "execd"))
+		return execd(atoi(argv[2]));
+	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
 			scope = -1;
@@ -500,6 +597,8 @@ int main(void)
 	other_uid();
 	owner_exit();
 	kill_in_flight();
+	importer_killed();
+	owner_exec(argv[0]);
 	version1();
 	return vmtest_exit("t_xproc");
 }
