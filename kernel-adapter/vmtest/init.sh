@@ -46,6 +46,7 @@ run cglimit /t/t_cglimit /cgroup/copier-limited
 run memcg /t/t_memcg /cgroup/copier-memcg
 run fuzz /t/t_fuzz
 run life /t/t_life
+run xproc /t/t_xproc
 run atc-nodma /t/t_dma nodma
 # libcopier's own tests with backend=kernel (runtime.sh)
 /bin/busybox sh /runtime.sh device
@@ -105,6 +106,10 @@ fi
 if insmod /copier.ko poll_mode=ondemand; then
 	run diff-swdma /t/t_diff 6
 	run dma-swdma /t/t_dma dma
+	# the ATCache's DMA mappings go with the clients' cached pages
+	clients_gone
+	mapped=$(cat /sys/module/copier/parameters/atc_dma_mapped)
+	if [ "$mapped" = 0 ]; then result dma-maps-released pass; else result dma-maps-released "fail($mapped)"; fi
 	rmmod copier
 fi
 # two service threads sharing the channels (two clients' packs at once)

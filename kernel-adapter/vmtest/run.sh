@@ -122,7 +122,7 @@ log=$work/console.log
 tr -d '\r' <"$log" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$log.txt"
 grep -E '^(VMTEST-|t_|FAIL )' "$log.txt" >&2 || true
 fail=0
-expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
+expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life xproc atc-nodma clients-freed pins-released unload diff-2threads fair-2threads unload-2threads
 	rt-basic rt-chain rt-handler-all rt-handler-range rt-handler-threads rt-pending rt-pending-strict rt-fork rt-fork-threads
 	rt-basic-depth2 rt-fuzz rt-fuzz-small rt-fault-src rt-fault-dst rt-fault-exit rt-fault-depsegv rt-fault-depmap rt-segv-default rt-auto
 	rt-absorb-io rt-lazy-drop rt-lazy-drop-deferred
@@ -130,7 +130,7 @@ expected="mounts insmod diff-ondemand diff-napi fair cglimit memcg fuzz life atc
 	rt-fault-recover-csync-once rt-fault-recover-exit-once rt-fault-recover-all-once rt-fault-recover-wait-once rt-fault-recover-chain-once
 	rt-fault-recover-dep rt-fault-recover-depsync rt-fault-recover-depchain rt-fault-recover-deppart
 	rt-fault-recover-dep-once rt-fault-recover-depsync-once rt-fault-recover-depchain-once rt-fault-recover-deppart-once rt-nodevice rt-nodevice-warning
-	swdma diff-swdma dma-swdma dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
+	swdma diff-swdma dma-swdma dma-maps-released dma-2threads dma-failing dma-redone dma-stalling dma-stall-redone diff-dma-off dma-off dma-pins-released swdma-unload"
 for t in $expected; do
 	if ! grep -qx "VMTEST-RESULT $t pass" "$log.txt"; then echo "vmtest: $t did not pass" >&2; fail=1; fi
 done

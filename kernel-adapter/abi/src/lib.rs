@@ -257,8 +257,17 @@ mod tests {
         assert_eq!(size_of::<copier_setup>(), 64);
         assert_eq!(offset_of!(copier_setup, map_len), 24);
         assert_eq!(size_of::<copier_limits>(), 32);
-        assert_eq!(size_of::<copier_stats>(), 64);
+        assert_eq!(size_of::<copier_stats>(), 80);
+        assert_eq!(offset_of!(copier_stats, atc_dma_hits), COPIER_STATS_SIZE_V1 as usize);
         assert_eq!(size_of::<copier_wait>(), 32);
+        assert_eq!(offset_of!(copier_entry, region), 44);
+        assert_eq!(offset_of!(copier_desc, error), 28);
+        assert_eq!(size_of::<copier_bind>(), 32);
+        assert_eq!(offset_of!(copier_bind, token), 24);
+        assert_eq!(size_of::<copier_unbind>(), 16);
+        assert_eq!(size_of::<copier_attach>(), 32);
+        assert_eq!(offset_of!(copier_attach, handle), 16);
+        assert_eq!(size_of::<copier_detach>(), 8);
     }
 
     /// Each reserved name is `__copier_` and its public name without the

@@ -45,7 +45,8 @@ int copier_area_setup(struct copier_client *c, struct copier_setup *s)
 	void *area;
 	u32 i;
 
-	if (s->version != COPIER_ABI_VERSION || s->flags || s->reserved)
+	/* version 1 clients: no region flags (round.c) */
+	if (s->version < 1 || s->version > COPIER_ABI_VERSION || s->flags || s->reserved)
 		return -EINVAL;
 	if (!ring_size_ok(s->copy_entries) || !ring_size_ok(s->sync_entries) ||
 	    !ring_size_ok(s->handler_entries))
@@ -82,6 +83,7 @@ int copier_area_setup(struct copier_client *c, struct copier_setup *s)
 	c->descs = area + desc_off;
 	c->nentries = s->copy_entries;
 	c->nhandlers = s->handler_entries;
+	c->abi_version = s->version;
 	ring_init(c->copy_ring, s->copy_entries, sizeof(struct copier_entry));
 	ring_init(c->sync_ring, s->sync_entries, sizeof(struct copier_sync_entry));
 	ring_init(c->handler_ring, s->handler_entries, sizeof(struct copier_handler_entry));

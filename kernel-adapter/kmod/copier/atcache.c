@@ -39,12 +39,24 @@
  * that no copy uses, or gives up (-EOPNOTSUPP, the caller pins per copy,
  * for that copy only).
  *
+ * DMA addresses (copier_atc_dma): a block keeps, per DMA device (at most
+ * ATC_DMA_DEVS), one dma_map_page mapping per cached page (the device may
+ * write only pages pinned writable: DMA_BIDIRECTIONAL for those,
+ * DMA_TO_DEVICE for read pins, so the direction follows @writable), made at the
+ * first DMA piece that uses the page and unmapped only with its pin
+ * (reap_some, block_free, a read pin replaced by a write pin): an
+ * invalidated (dead) page keeps its mapping until no copy uses its block,
+ * so a DMA in flight never loses its address. Only mappings that need no
+ * dma_sync calls are kept (dma-direct on a coherent device, an IOMMU).
+ * atc_dma_mapped (read-only parameter) counts the live ones.
+ *
  * Concurrency: one service thread serves a client at a time, so lookups,
  * misses, releases and evictions are single-threaded per cache; the lock
  * orders them against the notifier and the reap work.
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
+#include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
@@ -67,6 +79,30 @@ static unsigned int atc_pages = 16384;
 module_param(atc_pages, uint, 0444);
 MODULE_PARM_DESC(atc_pages, "ATCache: most pinned pages cached per client (default 16384; 0: no cache)");
 
+/* Cached DMA mappings of all clients (a read-only parameter: leak checks). */
+static atomic_long_t atc_dma_live = ATOMIC_LONG_INIT(0);
+
+static int dma_mapped_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&atc_dma_live));
+}
+
+static const struct kernel_param_ops dma_mapped_ops = {
+	.get = dma_mapped_get,
+};
+module_param_cb(atc_dma_mapped, &dma_mapped_ops, NULL, 0444);
+MODULE_PARM_DESC(atc_dma_mapped, "read only: DMA mappings of cached pages, all clients");
+
+#define ATC_DMA_DEVS 2
+
+/* One device's mappings of a block's pages (a page each, slot_dir()). */
+struct atc_dma {
+	struct device *dev;
+	bool uncacheable;		/* its mappings need dma_sync calls */
+	DECLARE_BITMAP(mapped, ATC_BLOCK_PAGES);
+	dma_addr_t addr[ATC_BLOCK_PAGES];
+};
+
 struct atc_block {
 	struct mmu_interval_notifier mni;
 	struct copier_atcache *a;
@@ -81,7 +117,32 @@ struct atc_block {
 	DECLARE_BITMAP(writable, ATC_BLOCK_PAGES);
 	DECLARE_BITMAP(dead, ATC_BLOCK_PAGES);
 	struct page *pages[ATC_BLOCK_PAGES];
+	struct atc_dma *dma[ATC_DMA_DEVS];	/* set under the cache lock */
 };
+
+/* The direction of slot i's mappings: the device writes only write pins. */
+static enum dma_data_direction slot_dir(struct atc_block *b, unsigned long i)
+{
+	return test_bit(i, b->writable) ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+}
+
+/*
+ * Unmap slot i's DMA mappings, before its pin (and @writable) changes. The caller holds the
+ * lock or the block is unreachable; dma_unmap_page may run atomically.
+ */
+static void slot_unmap(struct atc_block *b, unsigned long i)
+{
+	unsigned int k;
+
+	for (k = 0; k < ATC_DMA_DEVS && b->dma[k]; k++) {
+		struct atc_dma *m = b->dma[k];
+
+		if (__test_and_clear_bit(i, m->mapped)) {
+			dma_unmap_page(m->dev, m->addr[i], PAGE_SIZE, slot_dir(b, i));
+			atomic_long_dec(&atc_dma_live);
+		}
+	}
+}
 
 /**
  * struct copier_atcache - one client's cache
@@ -171,9 +232,14 @@ static void block_free(struct atc_block *b)
 	unsigned long i;
 
 	mmu_interval_notifier_remove(&b->mni);
-	for (i = 0; i < ATC_BLOCK_PAGES; i++)
-		if (b->pages[i])
-			unpin_user_pages_dirty_lock(&b->pages[i], 1, test_bit(i, b->writable));
+	for (i = 0; i < ATC_BLOCK_PAGES; i++) {
+		if (!b->pages[i])
+			continue;
+		slot_unmap(b, i);
+		unpin_user_pages_dirty_lock(&b->pages[i], 1, test_bit(i, b->writable));
+	}
+	for (i = 0; i < ATC_DMA_DEVS; i++)
+		kfree(b->dma[i]);
 	kfree(b);
 }
 
@@ -192,6 +258,7 @@ static bool reap_some(struct copier_atcache *a, struct atc_block *b)
 	for_each_set_bit(i, b->dead, ATC_BLOCK_PAGES) {
 		if (n == ATC_REAP_BATCH)
 			break;
+		slot_unmap(b, i);
 		batch[n] = b->pages[i];
 		dirty[n] = test_bit(i, b->writable);
 		n++;
@@ -482,6 +549,7 @@ static int pin_part(struct copier_atcache *a, struct atc_block *b, unsigned long
 				extra[nextra++] = p;
 			} else if (test_bit(i, b->valid)) {
 				extra[nextra++] = *slot;	/* the read pin, unused (users 0) */
+				slot_unmap(b, i);
 				*slot = p;
 				__set_bit(i, b->writable);
 				fresh++;
@@ -579,6 +647,87 @@ void copier_atc_release(struct copier_atcache *a, u64 addr, u64 len, struct page
 {
 	release_blocks(a, addr & PAGE_MASK, PAGE_ALIGN(addr + len));
 	kvfree(pages);
+}
+
+/* b's mappings for dev, created when missing; NULL when no room. */
+static struct atc_dma *block_dma(struct copier_atcache *a, struct atc_block *b,
+				 struct device *dev)
+{
+	struct atc_dma *m;
+	unsigned int k;
+
+	for (k = 0; k < ATC_DMA_DEVS && b->dma[k]; k++)
+		if (b->dma[k]->dev == dev)
+			return b->dma[k];
+	if (k == ATC_DMA_DEVS)
+		return NULL;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return NULL;
+	m->dev = dev;
+	spin_lock(&a->lock);
+	b->dma[k] = m;
+	spin_unlock(&a->lock);
+	return m;
+}
+
+bool copier_atc_dma(struct copier_atcache *a, u64 addr, u64 len, bool write, struct device *dev,
+		    dma_addr_t *dma)
+{
+	unsigned long start = addr & PAGE_MASK, end = PAGE_ALIGN(addr + len);
+	unsigned long base = start & ~(ATC_BLOCK_BYTES - 1), i, i0, i1;
+	bool ok = true, mapped = false;
+	struct atc_block *b;
+	struct atc_dma *m;
+
+	if (!a || !len || end < start || end > base + ATC_BLOCK_BYTES)
+		return false;
+	b = xa_load(&a->blocks, base >> ATC_BLOCK_SHIFT);
+	m = b ? block_dma(a, b, dev) : NULL;
+	if (!m || READ_ONCE(m->uncacheable))
+		return false;
+	i0 = (start - base) >> PAGE_SHIFT;
+	i1 = (end - base) >> PAGE_SHIFT;
+	spin_lock(&a->lock);
+	for (i = i0; i < i1; i++) {
+		/* the caller holds the pin, a write pin for a destination */
+		if (WARN_ON_ONCE(!b->pages[i] || (write && !test_bit(i, b->writable)))) {
+			ok = false;
+			break;
+		}
+		if (!test_bit(i, m->mapped)) {
+			dma_addr_t d = dma_map_page(dev, b->pages[i], 0, PAGE_SIZE, slot_dir(b, i));
+
+			if (dma_mapping_error(dev, d)) {
+				ok = false;
+				break;
+			}
+			if (dma_need_sync(dev, d)) {
+				/* a kept mapping would need syncs around every use */
+				dma_unmap_page(dev, d, PAGE_SIZE, slot_dir(b, i));
+				m->uncacheable = true;
+				ok = false;
+				break;
+			}
+			m->addr[i] = d;
+			__set_bit(i, m->mapped);
+			atomic_long_inc(&atc_dma_live);
+			mapped = true;
+		}
+		if (i > i0 && m->addr[i] != m->addr[i - 1] + PAGE_SIZE) {
+			ok = false;	/* not one range for dev: the piece is mapped whole */
+			break;
+		}
+	}
+	if (ok) {
+		*dma = m->addr[i0] + offset_in_page(addr);
+		if (mapped)
+			a->stats.dma_misses++;
+		else
+			a->stats.dma_hits++;
+	}
+	spin_unlock(&a->lock);
+	return ok;
 }
 
 void copier_atc_get_stats(struct copier_atcache *a, struct copier_atc_stats *s)

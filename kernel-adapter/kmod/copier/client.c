@@ -23,6 +23,7 @@
 #include "atcache.h"
 #include "client.h"
 #include "fops.h"
+#include "region.h"
 #include "round.h"
 #include "sched.h"
 
@@ -33,6 +34,9 @@ static void client_free(struct kref *ref)
 {
 	struct copier_client *c = container_of(ref, struct copier_client, ref);
 
+	if (c->cur_valid && c->cur.region)
+		copier_region_put(c->cur.region);
+	copier_attachments_free(c);
 	copier_area_free(c);
 	copier_atc_destroy(c->atc);
 	mmdrop(c->mm);
@@ -58,6 +62,9 @@ static int copier_open(struct inode *inode, struct file *file)
 	atomic_inc(&copier_live_clients);
 	kref_init(&c->ref);
 	mutex_init(&c->setup_lock);
+	mutex_init(&c->region_lock);
+	INIT_LIST_HEAD(&c->regions);
+	xa_init_flags(&c->attached, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&c->waitq);
 	INIT_LIST_HEAD(&c->node);
 	c->mm = current->mm;
@@ -85,6 +92,7 @@ static int copier_release(struct inode *inode, struct file *file)
 
 	copier_sched_remove(c);
 	wake_up_all(&c->waitq);
+	copier_regions_release(c);
 	copier_client_put(c);
 	return 0;
 }
@@ -133,7 +141,15 @@ static long ioc_limits(struct copier_client *c, void __user *arg)
 	return 0;
 }
 
-static long ioc_stats(struct copier_client *c, void __user *arg)
+/* COPIER_IOC_STATS of any version: the struct's size is in the number. */
+static bool is_stats(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == COPIER_IOC_MAGIC && _IOC_NR(cmd) == _IOC_NR(COPIER_IOC_STATS) &&
+	       _IOC_DIR(cmd) == _IOC_READ && _IOC_SIZE(cmd) >= COPIER_STATS_SIZE_V1 &&
+	       _IOC_SIZE(cmd) <= sizeof(struct copier_stats);
+}
+
+static long ioc_stats(struct copier_client *c, void __user *arg, size_t size)
 {
 	struct copier_stats s = {
 		.tasks = READ_ONCE(c->stats.tasks),
@@ -150,8 +166,10 @@ static long ioc_stats(struct copier_client *c, void __user *arg)
 		s.atc_hits = a.hits;
 		s.atc_misses = a.misses;
 		s.atc_invalidated = a.invalidated;
+		s.atc_dma_hits = a.dma_hits;
+		s.atc_dma_misses = a.dma_misses;
 	}
-	return copy_to_user(arg, &s, sizeof(s)) ? -EFAULT : 0;
+	return copy_to_user(arg, &s, size) ? -EFAULT : 0;
 }
 
 static long ioc_wait(struct copier_client *c, void __user *arg)
@@ -190,17 +208,27 @@ static long copier_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_setup(c, uarg);
 	if (!smp_load_acquire(&c->ready))
 		return cmd == COPIER_IOC_WAKE || cmd == COPIER_IOC_LIMITS ||
-		       cmd == COPIER_IOC_STATS || cmd == COPIER_IOC_WAIT ? -ENODEV : -ENOTTY;
+		       is_stats(cmd) || cmd == COPIER_IOC_WAIT ||
+		       cmd == COPIER_IOC_BIND || cmd == COPIER_IOC_UNBIND ||
+		       cmd == COPIER_IOC_ATTACH || cmd == COPIER_IOC_DETACH ? -ENODEV : -ENOTTY;
+	if (is_stats(cmd))
+		return ioc_stats(c, uarg, _IOC_SIZE(cmd));
 	switch (cmd) {
 	case COPIER_IOC_WAKE:
 		copier_sched_wake(c);
 		return 0;
 	case COPIER_IOC_LIMITS:
 		return ioc_limits(c, uarg);
-	case COPIER_IOC_STATS:
-		return ioc_stats(c, uarg);
 	case COPIER_IOC_WAIT:
 		return ioc_wait(c, uarg);
+	case COPIER_IOC_BIND:
+		return copier_ioc_bind(c, uarg);
+	case COPIER_IOC_UNBIND:
+		return copier_ioc_unbind(c, uarg);
+	case COPIER_IOC_ATTACH:
+		return copier_ioc_attach(c, uarg);
+	case COPIER_IOC_DETACH:
+		return copier_ioc_detach(c, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -21,7 +21,10 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include <linux/copier.h>
+
+struct copier_region;
 
 /* The service's snapshot of the task at exec_pos (never re-read). */
 struct copier_ktask {
@@ -31,6 +34,8 @@ struct copier_ktask {
 	u32 nsegs;
 	u32 seg_shift;
 	u32 next_seg;	/* first segment the service has not tried yet */
+	struct copier_region *region;	/* with COPIER_F_*_REGION: a reference */
+	bool region_dst;		/* the region is the destination */
 };
 
 struct copier_client {
@@ -51,6 +56,13 @@ struct copier_client {
 	struct copier_desc *descs;
 	u32 nentries;			/* copy ring slots (power of two) */
 	u32 nhandlers;			/* handler ring slots (power of two) */
+	u32 abi_version;		/* copier_setup.version */
+
+	/* shared regions (region.c) */
+	struct mutex region_lock;	/* @regions, @nregions */
+	struct list_head regions;	/* bound by this client */
+	unsigned int nregions;
+	struct xarray attached;		/* handle -> struct copier_region * (a reference) */
 
 	/* scheduling (copier_sched_lock) */
 	struct list_head node;		/* in the client list */

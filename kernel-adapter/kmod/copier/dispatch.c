@@ -29,9 +29,11 @@
  * planning a CPU piece, against the planned DMA pieces (CPU pieces run in
  * plan order). A conflict flushes the plan first. A full plan flushes too.
  *
- * DMA addresses come from dma_map_page() on the channel's device over a
- * physically contiguous run of pages (dma-direct maps any physical range;
- * an IOMMU maps the run as one IOVA range).
+ * DMA addresses: first the batch's dma_addr hook (the round asks the
+ * ATCache, which keeps cached pages mapped for the channel's device), else
+ * dma_map_page() on that device over the physically contiguous run, for
+ * this pack only (dma-direct maps any physical range; an IOMMU maps the
+ * run as one IOVA range).
  */
 #include <linux/completion.h>
 #include <linux/dma-mapping.h>
@@ -52,10 +54,11 @@
 
 enum dsp_state { DSP_PENDING, DSP_OK, DSP_FAILED };
 
-/* A planned piece of span @span: a sub-span of its pages. */
+/* A planned piece of span @span: a sub-span of its pages, @off bytes in. */
 struct dsp_piece {
 	struct copier_span s;
 	unsigned int span;
+	size_t off;
 };
 
 /* Physical ranges of a piece, for the conflict check. */
@@ -70,6 +73,8 @@ struct dsp_dma {
 	struct copier_dispatch *d;
 	dma_addr_t dst;
 	dma_addr_t src;
+	bool dst_cached;		/* the address came from the dma_addr hook */
+	bool src_cached;
 	bool mapped;
 	bool submitted;
 	int state;			/* enum dsp_state; the callback writes it */
@@ -184,19 +189,31 @@ static bool dma_submit(struct copier_dispatch *d, struct dsp_dma *e)
 	struct dma_async_tx_descriptor *tx;
 	dma_cookie_t cookie;
 
+	struct copier_exec *x = d->x;
+	void *span = d->spans[e->p.span].cookie;
+
 	e->d = d;
 	e->state = DSP_PENDING;
 	e->mapped = false;
 	e->submitted = false;
-	e->dst = dma_map_page(dev, e->p.s.dst_pages[0], e->p.s.dst_off, e->p.s.len,
-			      DMA_FROM_DEVICE);
-	if (dma_mapping_error(dev, e->dst))
-		return false;
-	e->src = dma_map_page(dev, e->p.s.src_pages[0], e->p.s.src_off, e->p.s.len,
-			      DMA_TO_DEVICE);
-	if (dma_mapping_error(dev, e->src)) {
-		dma_unmap_page(dev, e->dst, e->p.s.len, DMA_FROM_DEVICE);
-		return false;
+	e->dst_cached = x->dma_addr &&
+			x->dma_addr(x, span, true, e->p.off, e->p.s.len, dev, &e->dst);
+	if (!e->dst_cached) {
+		e->dst = dma_map_page(dev, e->p.s.dst_pages[0], e->p.s.dst_off, e->p.s.len,
+				      DMA_FROM_DEVICE);
+		if (dma_mapping_error(dev, e->dst))
+			return false;
+	}
+	e->src_cached = x->dma_addr &&
+			x->dma_addr(x, span, false, e->p.off, e->p.s.len, dev, &e->src);
+	if (!e->src_cached) {
+		e->src = dma_map_page(dev, e->p.s.src_pages[0], e->p.s.src_off, e->p.s.len,
+				      DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, e->src)) {
+			if (!e->dst_cached)
+				dma_unmap_page(dev, e->dst, e->p.s.len, DMA_FROM_DEVICE);
+			return false;
+		}
 	}
 	e->mapped = true;
 	tx = dmaengine_prep_dma_memcpy(d->chan, e->dst, e->src, e->p.s.len,
@@ -224,8 +241,11 @@ static void dma_unmap(struct copier_dispatch *d, struct dsp_dma *e)
 
 	if (!e->mapped)
 		return;
-	dma_unmap_page(dev, e->src, e->p.s.len, DMA_TO_DEVICE);
-	dma_unmap_page(dev, e->dst, e->p.s.len, DMA_FROM_DEVICE);
+	/* cached mappings stay: the ATCache unmaps them with their pins */
+	if (!e->src_cached)
+		dma_unmap_page(dev, e->src, e->p.s.len, DMA_TO_DEVICE);
+	if (!e->dst_cached)
+		dma_unmap_page(dev, e->dst, e->p.s.len, DMA_FROM_DEVICE);
 	e->mapped = false;
 }
 
@@ -375,6 +395,7 @@ void copier_dispatch_add(struct copier_dispatch *d, const struct copier_span *s)
 				.s = { .dst_pages = dp, .src_pages = sp, .dst_off = doff,
 				       .src_off = soff, .len = n },
 				.span = idx,
+				.off = s->len - left,
 			};
 			d->dma[d->ndma].p.s.cookie = &d->dma[d->ndma].p;
 			d->ndma++;

@@ -27,6 +27,7 @@
 
 #include <linux/types.h>
 
+struct device;
 struct page;
 struct copier_exec;
 
@@ -79,6 +80,12 @@ struct copier_exec_cpu {
  *            the segments faulted: user space re-executes them)
  * @ctx: the client served (struct copier_client *), for complete() and for
  *       engines that keep per-client state (pinned-page caches)
+ * @dma_addr: optional (NULL: none): a DMA engine's question for the @len
+ *            bytes at byte @off of the destination (@dst) or source of
+ *            the span whose cookie is @cookie: does a cache hold them
+ *            mapped for @dev? true with *@addr set, and the mapping stays
+ *            valid until that span's completion; false: the engine maps
+ *            them itself
  * @bytes_cpu: out: bytes the CPU engine copied in this batch
  * @bytes_dma: out: bytes a DMA engine copied in this batch
  * @cpu: the CPU engine's state
@@ -87,6 +94,8 @@ struct copier_exec_cpu {
 struct copier_exec {
 	void (*complete)(struct copier_exec *x, void *cookie, int err);
 	void *ctx;
+	bool (*dma_addr)(struct copier_exec *x, void *cookie, bool dst, size_t off, size_t len,
+			 struct device *dev, dma_addr_t *addr);
 	u64 bytes_cpu;
 	u64 bytes_dma;
 	struct copier_exec_cpu cpu;

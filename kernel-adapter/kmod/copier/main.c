@@ -15,6 +15,7 @@
 #include "cglimit.h"
 #include "exec.h"
 #include "fops.h"
+#include "region.h"
 #include "sched.h"
 
 static const struct attribute_group *copier_groups[] = {
@@ -38,6 +39,7 @@ static int __init copier_init(void)
 	ret = copier_exec_init();
 	if (ret)
 		return ret;
+	copier_access_init();
 	ret = copier_sched_start();
 	if (ret)
 		goto out_exec;

@@ -29,6 +29,12 @@
  * retired, and no later task starts before it: the ring executes in order
  * around barriers even when user space finishes faulted tasks late.
  *
+ * A region task (COPIER_F_SRC_REGION / COPIER_F_DST_REGION, region.c) has
+ * one side in another process's bound region: the service pins that side
+ * in the owner's mm. User space cannot re-execute such a task, so the
+ * service never hands it back faulted: it copies it, or finishes it with
+ * COPIER_D_ERROR and the errno in the descriptor (task_error).
+ *
  * The mm is held by mmget_not_zero() for the round; a client whose mm is
  * gone (exit, exec) is never served again and only waits to be released.
  */
@@ -41,11 +47,15 @@
 #include "client.h"
 #include "desc.h"
 #include "exec.h"
+#include "region.h"
 #include "round.h"
 
 /* Pieces pinned per round, and bytes per piece unless one segment is more. */
 #define COPIER_ROUND_PIECES 64
 #define COPIER_PIECE_BYTES (512U << 10)
+/* The entry flags of ABI version 1. */
+#define COPIER_F_KNOWN_V1 (COPIER_F_LAZY | COPIER_F_MOVE | COPIER_F_BARRIER)
+#define COPIER_F_REGION (COPIER_F_SRC_REGION | COPIER_F_DST_REGION)
 /* Segment sizes the service accepts: 64 B .. 16 MiB. */
 #define COPIER_SEG_SHIFT_MIN 6
 #define COPIER_SEG_SHIFT_MAX 24
@@ -62,6 +72,7 @@ struct copier_piece {
 	unsigned long ndst, nsrc;
 	u64 dst_addr, src_addr;
 	bool dst_cached, src_cached;	/* pinned through the ATCache */
+	struct copier_region *region;	/* a reference and a use, for a region task */
 	struct copier_span span;
 };
 
@@ -138,7 +149,35 @@ static void piece_free(struct copier_piece *p)
 		unpin_user_pages(p->src_pages, p->nsrc);
 		kvfree(p->src_pages);
 	}
+	if (p->region) {
+		/* after the unpin: a revocation waits for this */
+		copier_region_unuse(p->region);
+		copier_region_put(p->region);
+	}
 	kfree(p);
+}
+
+/* A region task failed with errno err: say so before segments complete. */
+static void task_set_error(struct copier_client *c, struct copier_desc *d, int err)
+{
+	WRITE_ONCE(d->error, err);
+	copier_desc_set_flags(d, COPIER_D_ERROR);
+	stat_add(&c->stats.faults, 1);
+}
+
+/*
+ * Finish a region task that failed with errno err: every segment not
+ * claimed yet completes uncopied (the claim's fully ordered fetch_or
+ * orders the error before the done bits).
+ */
+static void task_error(struct copier_client *c, struct copier_desc *d, u64 pos, u32 nsegs,
+		       int err)
+{
+	u32 lo, hi;
+
+	task_set_error(c, d, err);
+	while (copier_claim_run(d, pos, 0, nsegs, 64, &lo, &hi))
+		copier_complete(d, lo, hi);
 }
 
 /* exec.h completion: mark the run done (or faulted) and unpin it. */
@@ -147,7 +186,11 @@ static void piece_complete(struct copier_exec *x, void *cookie, int err)
 	struct copier_piece *p = cookie;
 	struct copier_client *c = p->c;
 
-	if (err) {
+	if (err && p->region) {
+		/* no re-execution in user space: complete the run in error */
+		task_set_error(c, p->d, -err);
+		copier_complete(p->d, p->lo, p->hi);
+	} else if (err) {
 		copier_desc_set_flags(p->d, COPIER_D_FAULTED);
 		copier_unclaim(p->d, p->lo, p->hi);
 		stat_add(&c->stats.faults, 1);
@@ -156,6 +199,18 @@ static void piece_complete(struct copier_exec *x, void *cookie, int err)
 		stat_add(&c->stats.bytes, p->len);
 	}
 	piece_free(p);
+}
+
+/* exec.h dma_addr: the ATCache's mapping of a cached side of a piece. */
+static bool piece_dma_addr(struct copier_exec *x, void *cookie, bool dst, size_t off, size_t len,
+			   struct device *dev, dma_addr_t *addr)
+{
+	struct copier_piece *p = cookie;
+
+	if (!(dst ? p->dst_cached : p->src_cached))
+		return false;
+	return copier_atc_dma(p->c->atc, (dst ? p->dst_addr : p->src_addr) + off, len, dst, dev,
+			      addr);
 }
 
 /* Mark a task faulted: user space re-executes what the service did not. */
@@ -195,8 +250,10 @@ bool copier_task_settled(struct copier_client *c, u64 pos)
 		return true;
 	if (task_done(c, pos))
 		return true;
+	/* a lazy region task is not the caller's: the service fails it (EINVAL) */
 	return smp_load_acquire(&d->flags) & COPIER_D_FAULTED ||
-	       READ_ONCE(copier_entry_at(c, pos)->flags) & COPIER_F_LAZY;
+	       (READ_ONCE(copier_entry_at(c, pos)->flags) & (COPIER_F_LAZY | COPIER_F_REGION)) ==
+		       COPIER_F_LAZY;
 }
 
 /* Step 1 and 3: retire complete tasks in ring order. */
@@ -239,6 +296,63 @@ static bool retire(struct copier_client *c)
 }
 
 /*
+ * Validate a region task whose descriptor holds 1..COPIER_MAX_SEGS
+ * segments. Returns true when the service executes it (c->cur is set and
+ * holds a reference on the region); false when it was finished (with an
+ * error, or empty) and exec_pos moved on.
+ */
+static bool region_task_load(struct copier_client *c, struct copier_desc *d, u64 pos,
+			     const struct copier_entry *e, u32 nsegs, u32 shift)
+{
+	u64 dst = READ_ONCE(e->dst), src = READ_ONCE(e->src), len = READ_ONCE(e->len);
+	u32 flags = READ_ONCE(e->flags), handle = READ_ONCE(e->region);
+	bool to_region = flags & COPIER_F_DST_REGION;
+	u64 local = to_region ? src : dst, off = to_region ? dst : src;
+	struct copier_region *r = NULL;
+	int err;
+
+	if ((flags & COPIER_F_REGION) == COPIER_F_REGION ||
+	    (flags & (COPIER_F_LAZY | COPIER_F_MOVE | COPIER_F_BARRIER)))
+		err = EINVAL;
+	else if (!len)
+		err = 0;
+	else if (shift < COPIER_SEG_SHIFT_MIN || shift > COPIER_SEG_SHIFT_MAX ||
+		 nsegs != DIV_ROUND_UP_ULL(len, 1ULL << shift))
+		err = EINVAL;
+	else if (local + len < local || local + len > TASK_SIZE_MAX)
+		err = EFAULT;
+	else if (!(r = copier_region_get(c, handle)))
+		err = EBADF;
+	else if (!(r->access & (to_region ? COPIER_REGION_WRITE : COPIER_REGION_READ)))
+		err = EACCES;
+	else if (off + len < off || off + len > r->len)
+		err = ERANGE;
+	else
+		err = READ_ONCE(r->revoked);
+	if (err || !len) {
+		if (r)
+			copier_region_put(r);
+		if (err)
+			task_error(c, d, pos, nsegs, err);
+		else
+			task_complete_empty(d, pos, nsegs);
+		c->exec_pos++;
+		return false;
+	}
+	c->cur.dst = dst;
+	c->cur.src = src;
+	c->cur.len = len;
+	c->cur.nsegs = nsegs;
+	c->cur.seg_shift = shift;
+	c->cur.next_seg = 0;
+	c->cur.region = r;
+	c->cur.region_dst = to_region;
+	c->cur_valid = true;
+	stat_add(&c->stats.tasks, 1);
+	return true;
+}
+
+/*
  * Snapshot and validate the task at exec_pos. Returns true when the
  * service executes it (c->cur is set); false when it was dealt with
  * (skipped, completed, faulted) and exec_pos moved on, or, with *stop, when
@@ -252,6 +366,7 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 	u64 dst = READ_ONCE(e->dst), src = READ_ONCE(e->src), len = READ_ONCE(e->len);
 	u32 flags = READ_ONCE(e->flags);
 	u32 nsegs = READ_ONCE(d->nsegs), shift = READ_ONCE(d->seg_shift);
+	u32 known = c->abi_version >= 2 ? COPIER_F_KNOWN : COPIER_F_KNOWN_V1;
 
 	*stop = false;
 	if (READ_ONCE(d->pos) != pos) {
@@ -259,13 +374,15 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 		c->exec_pos++;
 		return false;
 	}
-	if (nsegs < 1 || nsegs > COPIER_MAX_SEGS ||
-	    (flags & ~COPIER_F_KNOWN) || READ_ONCE(e->reserved)) {
-		/* unknown flags or a set reserved word: hand it back */
+	if (nsegs < 1 || nsegs > COPIER_MAX_SEGS || (flags & ~known) ||
+	    (!(flags & COPIER_F_REGION) && READ_ONCE(e->region))) {
+		/* unknown flags or a region word without a region: hand it back */
 		task_fault(c, d);
 		c->exec_pos++;
 		return false;
 	}
+	if (flags & COPIER_F_REGION)
+		return region_task_load(c, d, pos, e, nsegs, shift);
 	if (flags & COPIER_F_BARRIER) {
 		if (have_pieces || c->tail != pos) {
 			*stop = true;
@@ -299,6 +416,7 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 	c->cur.nsegs = nsegs;
 	c->cur.seg_shift = shift;
 	c->cur.next_seg = 0;
+	c->cur.region = NULL;
 	c->cur_valid = true;
 	stat_add(&c->stats.tasks, 1);
 	return true;
@@ -307,8 +425,48 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 /* The current task is finished from the service's side. */
 static void task_leave(struct copier_client *c)
 {
+	if (c->cur.region) {
+		copier_region_put(c->cur.region);
+		c->cur.region = NULL;
+	}
 	c->cur_valid = false;
 	c->exec_pos++;
+}
+
+/*
+ * Pin a region task's piece: the region's side in the owner's mm, per copy
+ * (the ATCache is the client's own mm's), the other side as any task's.
+ * Returns 0 or the -errno the task finishes with.
+ */
+static int region_pin(struct copier_client *c, struct mm_struct *mm, struct copier_piece *p,
+		      struct copier_region *r, bool to_region)
+{
+	u64 *raddr = to_region ? &p->dst_addr : &p->src_addr;
+	int ret;
+
+	ret = copier_region_use(r);
+	if (ret)
+		return ret;
+	kref_get(&r->ref);
+	p->region = r;
+	/* an offset until now, checked against r->len by region_task_load */
+	*raddr += r->addr;
+	if (!mmget_not_zero(r->mm))
+		return -ESRCH;	/* the owner exited or exec'd */
+	mmap_read_lock(r->mm);
+	if (to_region)
+		ret = pin_range(r->mm, *raddr, p->len, true, &p->dst_pages, &p->ndst);
+	else
+		ret = pin_range(r->mm, *raddr, p->len, false, &p->src_pages, &p->nsrc);
+	mmap_read_unlock(r->mm);
+	mmput(r->mm);
+	if (!ret && to_region)
+		ret = pin_side(c, mm, p->src_addr, p->len, false, &p->src_pages, &p->nsrc,
+			       &p->src_cached);
+	else if (!ret)
+		ret = pin_side(c, mm, p->dst_addr, p->len, true, &p->dst_pages, &p->ndst,
+			       &p->dst_cached);
+	return ret && ret != -ENOMEM ? -EFAULT : ret;
 }
 
 /*
@@ -335,8 +493,10 @@ static struct copier_piece *piece_next(struct copier_client *c, struct mm_struct
 	end = min(hi * seg, t->len);
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
+	if (!p) {
+		ret = -ENOMEM;
 		goto fault;
+	}
 	p->c = c;
 	p->d = d;
 	p->pos = c->exec_pos;
@@ -345,18 +505,23 @@ static struct copier_piece *piece_next(struct copier_client *c, struct mm_struct
 	p->len = end - off;
 	p->src_addr = t->src + off;
 	p->dst_addr = t->dst + off;
-	ret = pin_side(c, mm, p->src_addr, p->len, false, &p->src_pages, &p->nsrc, &p->src_cached);
-	if (!ret)
-		ret = pin_side(c, mm, p->dst_addr, p->len, true, &p->dst_pages, &p->ndst,
-			       &p->dst_cached);
+	if (t->region) {
+		ret = region_pin(c, mm, p, t->region, t->region_dst);
+	} else {
+		ret = pin_side(c, mm, p->src_addr, p->len, false, &p->src_pages, &p->nsrc,
+			       &p->src_cached);
+		if (!ret)
+			ret = pin_side(c, mm, p->dst_addr, p->len, true, &p->dst_pages, &p->ndst,
+				       &p->dst_cached);
+	}
 	if (ret) {
 		piece_free(p);
 		goto fault;
 	}
 	p->span.dst_pages = p->dst_pages;
 	p->span.src_pages = p->src_pages;
-	p->span.dst_off = offset_in_page(t->dst + off);
-	p->span.src_off = offset_in_page(t->src + off);
+	p->span.dst_off = offset_in_page(p->dst_addr);
+	p->span.src_off = offset_in_page(p->src_addr);
 	p->span.len = p->len;
 	p->span.cookie = p;
 	if (t->next_seg >= t->nsegs)
@@ -365,7 +530,10 @@ static struct copier_piece *piece_next(struct copier_client *c, struct mm_struct
 
 fault:
 	copier_unclaim(d, lo, hi);
-	task_fault(c, d);
+	if (t->region)
+		task_error(c, d, c->exec_pos, t->nsegs, -ret);	/* completes [lo, hi) too */
+	else
+		task_fault(c, d);
 	task_leave(c);
 	return NULL;
 }
@@ -418,6 +586,7 @@ void copier_round(struct copier_client *c, struct copier_round_result *r)
 	if (n) {
 		x.complete = piece_complete;
 		x.ctx = c;
+		x.dma_addr = piece_dma_addr;
 		copier_exec_begin(&x);
 		for (i = 0; i < n; i++)
 			copier_exec_add(&x, &pieces[i]->span);

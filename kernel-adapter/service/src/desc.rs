@@ -79,8 +79,8 @@ pub struct Descriptor {
     prefix: AtomicU32,
     /// Number of done segments; reaching `nsegs` elects the retirer.
     done_count: AtomicU32,
-    /// `copier_desc.reserved`: 0, never written.
-    reserved: AtomicU32,
+    /// `copier_desc.error`: 0 here (copier.ko writes it for region tasks only).
+    error: AtomicU32,
     /// Claim and done bitmaps, word by word, interleaved so that a task of
     /// up to 64 segments (the common case) keeps its whole state in the
     /// descriptor's first cache line (see `Entry`'s layout).
@@ -98,7 +98,7 @@ struct Words {
 // The header's layout, field by field (loom's atomics are larger: the model
 // checks the protocol, not the layout).
 #[cfg(not(loom))]
-crate::layout::same_layout!(Descriptor = uapi::copier_desc { pos, nsegs, seg_shift, flags, prefix, done_count, reserved, words });
+crate::layout::same_layout!(Descriptor = uapi::copier_desc { pos, nsegs, seg_shift, flags, prefix, done_count, error, words });
 #[cfg(not(loom))]
 crate::layout::same_layout!(Words = uapi::copier_desc_words { claimed, done });
 
@@ -125,7 +125,7 @@ impl Descriptor {
             flags: AtomicU32::new(0),
             prefix: AtomicU32::new(0),
             done_count: AtomicU32::new(0),
-            reserved: AtomicU32::new(0),
+            error: AtomicU32::new(0),
             words: core::array::from_fn(|_| Words { claimed: AtomicU64::new(0), done: AtomicU64::new(0) }),
         }
     }

@@ -123,8 +123,8 @@ pub struct Entry {
     /// `FLAG_*` bits: the header's `COPIER_F_*` below bit 16, the
     /// service's own above.
     pub flags: AtomicU32,
-    /// `copier_entry.reserved`: 0, never written.
-    reserved: AtomicU32,
+    /// `copier_entry.region`: 0, the in-process service has no shared regions.
+    region: AtomicU32,
     /// Segment state.
     pub desc: Descriptor,
     /// Tracker-owned data.
@@ -137,7 +137,7 @@ unsafe impl Sync for Entry {}
 // SAFETY: as above.
 unsafe impl Send for Entry {}
 
-crate::layout::same_layout!(Entry: starts with uapi::copier_entry { dst, src, len, handler, arg, flags, reserved });
+crate::layout::same_layout!(Entry: starts with uapi::copier_entry { dst, src, len, handler, arg, flags, region });
 const _: () = assert!(core::mem::offset_of!(Entry, desc) == core::mem::size_of::<uapi::copier_entry>());
 const _: () = assert!(FLAG_LAZY == uapi::COPIER_F_LAZY && FLAG_MOVE == uapi::COPIER_F_MOVE && FLAG_OVERLAP > uapi::COPIER_F_BARRIER);
 
@@ -150,7 +150,7 @@ impl Entry {
             handler: AtomicUsize::new(0),
             arg: AtomicUsize::new(0),
             flags: AtomicU32::new(0),
-            reserved: AtomicU32::new(0),
+            region: AtomicU32::new(0),
             desc: Descriptor::new(),
             ext: UnsafeCell::new(TaskExt::default()),
         }

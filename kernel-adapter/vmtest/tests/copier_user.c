@@ -24,8 +24,13 @@
 
 int cu_open(struct cu_client *c, uint32_t entries)
 {
+	return cu_open_version(c, entries, COPIER_ABI_VERSION);
+}
+
+int cu_open_version(struct cu_client *c, uint32_t entries, uint32_t version)
+{
 	struct copier_setup s = {
-		.version = COPIER_ABI_VERSION,
+		.version = version,
 		.copy_entries = entries,
 		.sync_entries = 16,
 		.handler_entries = entries,
@@ -87,8 +92,9 @@ uint32_t cu_desc_flags(struct cu_client *c, uint64_t pos)
 	return LOAD_ACQ(&desc_of(c, pos)->flags);
 }
 
-int64_t cu_submit_full(struct cu_client *c, void *dst, const void *src, size_t len,
-		       uint32_t flags, uint64_t handler, uint64_t arg)
+/* Write the entry and reset the descriptor of the next task, then publish it. */
+static int64_t submit(struct cu_client *c, uint64_t dst, uint64_t src, size_t len, uint32_t flags,
+		      uint32_t region, uint64_t handler, uint64_t arg)
 {
 	uint64_t pos = c->head;
 	struct copier_entry *e = &c->entries[pos & (c->nentries - 1)];
@@ -101,13 +107,13 @@ int64_t cu_submit_full(struct cu_client *c, void *dst, const void *src, size_t l
 		shift++;
 	nsegs = len ? (uint32_t)((len + (1ULL << shift) - 1) >> shift) : 1;
 
-	e->dst = (uintptr_t)dst;
-	e->src = (uintptr_t)src;
+	e->dst = dst;
+	e->src = src;
 	e->len = len;
 	e->handler = handler;
 	e->arg = arg;
 	e->flags = flags;
-	e->reserved = 0;
+	e->region = region;
 	/* descriptor reset, in desc.rs's order: generation first */
 	STORE_REL(&d->pos, pos);
 	for (w = 0; w < (nsegs + 63) / 64; w++) {
@@ -127,6 +133,81 @@ int64_t cu_submit_full(struct cu_client *c, void *dst, const void *src, size_t l
 	if (__atomic_load_n(&c->copy->waiters, __ATOMIC_RELAXED))
 		cu_wake(c);
 	return (int64_t)pos;
+}
+
+int64_t cu_submit_full(struct cu_client *c, void *dst, const void *src, size_t len,
+		       uint32_t flags, uint64_t handler, uint64_t arg)
+{
+	return submit(c, (uintptr_t)dst, (uintptr_t)src, len, flags, 0, handler, arg);
+}
+
+int64_t cu_submit_region(struct cu_client *c, void *local, uint32_t handle, uint64_t off,
+			 size_t len, bool to_region, uint32_t extra_flags)
+{
+	if (to_region)
+		return submit(c, off, (uintptr_t)local, len, COPIER_F_DST_REGION | extra_flags,
+			      handle, 0, 0);
+	return submit(c, (uintptr_t)local, off, len, COPIER_F_SRC_REGION | extra_flags, handle,
+		      0, 0);
+}
+
+int cu_wait_error(struct cu_client *c, uint64_t pos)
+{
+	struct copier_desc *d = desc_of(c, pos);
+	struct copier_wait w = { .pos = pos };
+	int spins = 0;
+
+	/* as cu_settle, but a region task is never the caller's, lazy or not */
+	while (!cu_done(c, pos)) {
+		if (LOAD_ACQ(&d->flags) & COPIER_D_FAULTED)
+			return -EPROTO;	/* handed back: a region task never is */
+		if (spins < SPIN_LIMIT) {
+			spins++;
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (ioctl(c->fd, COPIER_IOC_WAIT, &w) < 0 && errno != EINTR)
+			return -errno;
+	}
+	if (LOAD_ACQ(&d->flags) & COPIER_D_ERROR)
+		return (int)LOAD_ACQ(&d->error);
+	return 0;
+}
+
+int cu_bind(struct cu_client *c, void *addr, size_t len, uint32_t access, uint64_t *token)
+{
+	struct copier_bind b = { .addr = (uintptr_t)addr, .len = len, .access = access };
+
+	if (ioctl(c->fd, COPIER_IOC_BIND, &b) < 0)
+		return -errno;
+	*token = b.token;
+	return 0;
+}
+
+int cu_unbind(struct cu_client *c, uint64_t token)
+{
+	struct copier_unbind u = { .token = token };
+
+	return ioctl(c->fd, COPIER_IOC_UNBIND, &u) < 0 ? -errno : 0;
+}
+
+int cu_attach(struct cu_client *c, int pid, uint64_t token, uint32_t *handle, uint64_t *len)
+{
+	struct copier_attach a = { .pid = pid, .token = token };
+
+	if (ioctl(c->fd, COPIER_IOC_ATTACH, &a) < 0)
+		return -errno;
+	*handle = a.handle;
+	if (len)
+		*len = a.len;
+	return 0;
+}
+
+int cu_detach(struct cu_client *c, uint32_t handle)
+{
+	struct copier_detach d = { .handle = handle };
+
+	return ioctl(c->fd, COPIER_IOC_DETACH, &d) < 0 ? -errno : 0;
 }
 
 bool cu_done(struct cu_client *c, uint64_t pos)

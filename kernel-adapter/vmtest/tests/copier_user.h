@@ -32,6 +32,8 @@ struct cu_client {
 
 /* Open /dev/copier and map a client with `entries` copy slots; 0 or -errno. */
 int cu_open(struct cu_client *c, uint32_t entries);
+/* cu_open with another copier_setup.version (ABI compatibility tests). */
+int cu_open_version(struct cu_client *c, uint32_t entries, uint32_t version);
 void cu_close(struct cu_client *c);
 
 /*
@@ -45,6 +47,27 @@ static inline int64_t cu_submit(struct cu_client *c, void *dst, const void *src,
 {
 	return cu_submit_full(c, dst, src, len, 0, 0, 0);
 }
+
+/*
+ * Submit a region task: len bytes between local memory and offset off of
+ * the region attached as handle; to_region copies local -> region, else
+ * region -> local. extra_flags are more COPIER_F_* bits (tests of bad
+ * combinations). Returns as cu_submit_full.
+ */
+int64_t cu_submit_region(struct cu_client *c, void *local, uint32_t handle, uint64_t off,
+			 size_t len, bool to_region, uint32_t extra_flags);
+
+/*
+ * Wait for a region task: 0 when it copied, the positive errno it finished
+ * with (COPIER_D_ERROR), or -errno (-EPROTO: the module handed it back).
+ */
+int cu_wait_error(struct cu_client *c, uint64_t pos);
+
+/* The region ioctls (copier.h); 0 or -errno. */
+int cu_bind(struct cu_client *c, void *addr, size_t len, uint32_t access, uint64_t *token);
+int cu_unbind(struct cu_client *c, uint64_t token);
+int cu_attach(struct cu_client *c, int pid, uint64_t token, uint32_t *handle, uint64_t *len);
+int cu_detach(struct cu_client *c, uint32_t handle);
 
 /* True when every segment of the task at pos is done (or it retired). */
 bool cu_done(struct cu_client *c, uint64_t pos);

@@ -15,6 +15,9 @@
  *   the same address (destination, then source) and an mremap are seen:
  *   the copy lands in the new mapping and reads the new source, and the
  *   notifier's invalidations are counted;
+ * - DMA addresses of cached pages: a DMA copy repeated between the same
+ *   buffers finds its pages mapped for the channel's device (atc_dma_hits)
+ *   and maps nothing new; without DMA neither counter moves;
  * - cached pins are charged to VmPin (the mm's pinned_vm); a client opened
  *   without CAP_IPC_LOCK under a small RLIMIT_MEMLOCK caches at most that
  *   much and copies everything else with per-copy pins, and with a limit
@@ -273,6 +276,47 @@ static void atcache(struct cu_client *c)
 }
 
 /*
+ * The first DMA copy between two fresh buffers maps their cached pages for
+ * the channel's device (atc_dma_misses), the same copy again finds every
+ * one mapped (atc_dma_hits) and maps nothing new.
+ */
+static void dma_cache(struct cu_client *c, int want_dma)
+{
+	const size_t len = 1 << 20;
+	unsigned char *s = map_huge(), *d = map_huge();
+	struct copier_stats s0, s1, s2;
+
+	memset(s, 0x33, len);
+	s0 = stats(c);
+	copy_sync(c, d, s, len);
+	s1 = stats(c);
+	memset(s, 0x44, len);
+	copy_sync(c, d, s, len);
+	s2 = stats(c);
+	CHECK(d[0] == 0x44 && d[len / 2] == 0x44 && d[len - 1] == 0x44, "reused DMA copy");
+	printf("t_dma: dma address cache: first copy %llu hits %llu misses, second %llu hits %llu misses\n",
+	       (unsigned long long)(s1.atc_dma_hits - s0.atc_dma_hits),
+	       (unsigned long long)(s1.atc_dma_misses - s0.atc_dma_misses),
+	       (unsigned long long)(s2.atc_dma_hits - s1.atc_dma_hits),
+	       (unsigned long long)(s2.atc_dma_misses - s1.atc_dma_misses));
+	if (!want_dma) {
+		CHECK(s2.atc_dma_hits == 0 && s2.atc_dma_misses == 0,
+		      "no DMA, yet DMA addresses cached: %llu hits %llu misses",
+		      (unsigned long long)s2.atc_dma_hits, (unsigned long long)s2.atc_dma_misses);
+	} else {
+		CHECK(s1.bytes_dma > s0.bytes_dma && s2.bytes_dma > s1.bytes_dma,
+		      "the copies did not go through DMA");
+		CHECK(s1.atc_dma_misses > s0.atc_dma_misses,
+		      "the first DMA copy should map its cached pages");
+		CHECK(s2.atc_dma_hits - s1.atc_dma_hits >= s1.atc_dma_misses - s0.atc_dma_misses &&
+			      s2.atc_dma_misses == s1.atc_dma_misses,
+		      "the second DMA copy of reused buffers should hit the DMA-address cache");
+	}
+	munmap(s, AREA);
+	munmap(d, AREA);
+}
+
+/*
  * In a child (its own mm, so VmPin starts at 0): drop CAP_IPC_LOCK, set
  * RLIMIT_MEMLOCK to limit bytes, open a client, and copy small reused
  * buffers (which fit) and large ones (which do not): every copy right,
@@ -370,6 +414,7 @@ int main(int argc, char **argv)
 		CHECK(after.bytes_dma == 0, "DMA is off but carried %llu bytes",
 		      (unsigned long long)after.bytes_dma);
 	atcache(&c);
+	dma_cache(&c, want_dma);
 	cu_close(&c);
 	memlock_child(64 << 10);
 	memlock_child(0);

@@ -102,6 +102,18 @@ static void bad_maps_and_ioctls(void)
 	CHECK_ERR(ioctl(fd, COPIER_IOC_STATS, NULL), EFAULT);
 	CHECK_ERR(ioctl(fd, COPIER_IOC_STATS, ro), EFAULT);
 	CHECK_ERR(ioctl(fd, COPIER_IOC_STATS, KADDR), EFAULT);
+	/* version 1's COPIER_IOC_STATS (64 bytes) is answered with 64 bytes; other sizes are not */
+	{
+		unsigned char st[sizeof(struct copier_stats) + 16];
+
+		memset(st, 0xee, sizeof(st));
+		CHECK(ioctl(fd, _IOR(COPIER_IOC_MAGIC, 4, char[COPIER_STATS_SIZE_V1]), st) == 0 &&
+			      st[COPIER_STATS_SIZE_V1] == 0xee,
+		      "version 1 STATS");
+		CHECK_ERR(ioctl(fd, _IOR(COPIER_IOC_MAGIC, 4, char[COPIER_STATS_SIZE_V1 - 8]), st), ENOTTY);
+		CHECK_ERR(ioctl(fd, _IOR(COPIER_IOC_MAGIC, 4, char[sizeof(struct copier_stats) + 8]), st),
+			  ENOTTY);
+	}
 	CHECK_ERR(ioctl(fd, COPIER_IOC_WAIT, NULL), EFAULT);
 	w.pos = 5;
 	CHECK_ERR(ioctl(fd, COPIER_IOC_WAIT, &w), EINVAL);

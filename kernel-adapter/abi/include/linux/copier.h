@@ -25,7 +25,12 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define COPIER_ABI_VERSION 1
+/*
+ * Version 2 added shared regions (COPIER_IOC_BIND .. COPIER_IOC_DETACH,
+ * COPIER_F_SRC_REGION, COPIER_F_DST_REGION, COPIER_D_ERROR); copier.ko
+ * also accepts version 1 clients, for which those flags are unknown.
+ */
+#define COPIER_ABI_VERSION 2
 
 /* Most segments one task may have: bits in each descriptor bitmap. */
 #define COPIER_MAX_SEGS 1024
@@ -49,7 +54,19 @@
  * orders copies submitted before a syscall against those after it.
  */
 #define COPIER_F_BARRIER (1U << 2)
-#define COPIER_F_KNOWN (COPIER_F_LAZY | COPIER_F_MOVE | COPIER_F_BARRIER)
+/*
+ * Cross-process copies (version 2): the source (COPIER_F_SRC_REGION) or the
+ * destination (COPIER_F_DST_REGION) is a region another process bound
+ * (COPIER_IOC_BIND) and this client attached (COPIER_IOC_ATTACH): that
+ * address field holds the offset into the region, copier_entry.region the
+ * attachment handle. At most one of the two; not with LAZY, MOVE or BARRIER.
+ * copier.ko never leaves such a task to the submitter: it copies it, or
+ * finishes it with COPIER_D_ERROR and the errno in copier_desc.error.
+ */
+#define COPIER_F_SRC_REGION (1U << 3)
+#define COPIER_F_DST_REGION (1U << 4)
+#define COPIER_F_KNOWN (COPIER_F_LAZY | COPIER_F_MOVE | COPIER_F_BARRIER | \
+			COPIER_F_SRC_REGION | COPIER_F_DST_REGION)
 
 /* copier_desc.flags, set by executors and the tracker. */
 #define COPIER_D_FAULTED (1U << 0)   /* a segment's copy faulted */
@@ -58,6 +75,13 @@
 #define COPIER_D_RETIRED (1U << 3)   /* removed from the tracker */
 #define COPIER_D_DROPPED (1U << 4)   /* lazy task dropped unexecuted */
 #define COPIER_D_FAILED (1U << 5)    /* finished with a fault, delivered */
+/*
+ * copier.ko finished a region task without copying all of it: every
+ * segment is done and copier_desc.error holds the (positive) errno. Set
+ * before the last segments complete, so a waiter that sees done_count ==
+ * nsegs sees it.
+ */
+#define COPIER_D_ERROR (1U << 6)
 
 /* One slot of the copy ring: a copy task (48 bytes). */
 struct copier_entry {
@@ -67,7 +91,7 @@ struct copier_entry {
 	__u64 handler;  /* void (*)(void *) run after completion, 0 for none */
 	__u64 arg;      /* its argument */
 	__u32 flags;    /* COPIER_F_* */
-	__u32 reserved; /* 0 */
+	__u32 region;   /* attachment handle with COPIER_F_*_REGION, else 0 */
 };
 
 /* One word of each bitmap: segments [64 w, 64 w + 64). */
@@ -92,7 +116,7 @@ struct copier_desc {
 	__u32 flags;      /* COPIER_D_* */
 	__u32 prefix;     /* completed-prefix counter: leading done segments */
 	__u32 done_count; /* done segments; reaching nsegs elects the retirer */
-	__u32 reserved;
+	__u32 error;      /* with COPIER_D_ERROR: the errno, written by copier.ko */
 	struct copier_desc_words words[COPIER_BITMAP_WORDS];
 };
 
@@ -150,7 +174,13 @@ struct copier_limits {
 	__u64 reserved[3];
 };
 
-/* COPIER_IOC_STATS: counters of the client. */
+/*
+ * COPIER_IOC_STATS: counters of the client. The struct grows at the end
+ * only: copier.ko answers the ioctl for any size from
+ * COPIER_STATS_SIZE_V1 (version 1's struct) to sizeof(struct copier_stats)
+ * (the size is in the ioctl number) and writes that many bytes.
+ */
+#define COPIER_STATS_SIZE_V1 64
 struct copier_stats {
 	__u64 tasks;          /* tasks executed */
 	__u64 bytes;          /* bytes copied */
@@ -160,6 +190,9 @@ struct copier_stats {
 	__u64 atc_hits;       /* pages found pinned in the ATCache */
 	__u64 atc_misses;     /* pages pinned into the ATCache */
 	__u64 atc_invalidated;/* cached pages dropped by an mm change */
+	/* version 2: */
+	__u64 atc_dma_hits;   /* DMA piece sides whose address the ATCache had mapped */
+	__u64 atc_dma_misses; /* DMA piece sides whose pages it mapped first */
 };
 
 /*
@@ -175,11 +208,67 @@ struct copier_wait {
 	__u64 reserved[2];    /* 0 */
 };
 
+/* copier_bind.access: what other processes may do with the region. */
+#define COPIER_REGION_READ (1U << 0)  /* copy from it (COPIER_F_SRC_REGION) */
+#define COPIER_REGION_WRITE (1U << 1) /* copy into it (COPIER_F_DST_REGION) */
+
+/*
+ * COPIER_IOC_BIND: share [addr, addr + len) of the caller's memory with
+ * processes allowed to ptrace it (PTRACE_MODE_ATTACH_REALCREDS). The range
+ * must be mapped with the access's permissions now; its pages are pinned
+ * only while a copy runs. Returns 0 and the token, -EINVAL (a bad field),
+ * -EFAULT (not mapped so), -ENOSPC (too many regions bound).
+ */
+struct copier_bind {
+	__u64 addr;     /* in: start in the caller's address space */
+	__u64 len;      /* in: bytes, > 0 */
+	__u32 access;   /* in: COPIER_REGION_*, not 0 */
+	__u32 flags;    /* in: 0 */
+	__u64 token;    /* out: the region's id, never 0 nor reused while loaded */
+};
+
+/*
+ * COPIER_IOC_UNBIND: revoke a region the caller bound. Returns once no
+ * copy uses its pages any more; later tasks naming it finish with EIDRM.
+ * -ENOENT when the caller bound no such region.
+ */
+struct copier_unbind {
+	__u64 token;
+	__u64 reserved; /* 0 */
+};
+
+/*
+ * COPIER_IOC_ATTACH: name the region `token` that process `pid` (in the
+ * caller's pid namespace) bound. Allowed only when the caller may ptrace
+ * that process (PTRACE_MODE_ATTACH_REALCREDS, checked now): -EPERM
+ * otherwise, -ESRCH for no such process, -ENOENT for no such region of it,
+ * -ENOSPC for too many attachments, -EOPNOTSUPP when this kernel lets the
+ * module make no ptrace check.
+ */
+struct copier_attach {
+	__s32 pid;      /* in: the owner */
+	__u32 flags;    /* in: 0 */
+	__u64 token;    /* in: the owner's COPIER_IOC_BIND token */
+	__u32 handle;   /* out: for copier_entry.region, >= 1 */
+	__u32 access;   /* out: the region's COPIER_REGION_* */
+	__u64 len;      /* out: the region's length */
+};
+
+/* COPIER_IOC_DETACH: drop an attachment (-ENOENT when there is none). */
+struct copier_detach {
+	__u32 handle;
+	__u32 reserved; /* 0 */
+};
+
 #define COPIER_IOC_MAGIC 0xC0
 #define COPIER_IOC_SETUP _IOWR(COPIER_IOC_MAGIC, 1, struct copier_setup)
 #define COPIER_IOC_WAKE _IO(COPIER_IOC_MAGIC, 2)
 #define COPIER_IOC_LIMITS _IOW(COPIER_IOC_MAGIC, 3, struct copier_limits)
 #define COPIER_IOC_STATS _IOR(COPIER_IOC_MAGIC, 4, struct copier_stats)
 #define COPIER_IOC_WAIT _IOW(COPIER_IOC_MAGIC, 5, struct copier_wait)
+#define COPIER_IOC_BIND _IOWR(COPIER_IOC_MAGIC, 6, struct copier_bind)
+#define COPIER_IOC_UNBIND _IOW(COPIER_IOC_MAGIC, 7, struct copier_unbind)
+#define COPIER_IOC_ATTACH _IOWR(COPIER_IOC_MAGIC, 8, struct copier_attach)
+#define COPIER_IOC_DETACH _IOW(COPIER_IOC_MAGIC, 9, struct copier_detach)
 
 #endif /* _UAPI_LINUX_COPIER_H */

@@ -155,7 +155,7 @@ impl Device {
                 handler: AtomicU64::from_ptr(&raw mut (*e).handler),
                 arg: AtomicU64::from_ptr(&raw mut (*e).arg),
                 flags: AtomicU32::from_ptr(&raw mut (*e).flags),
-                reserved: AtomicU32::from_ptr(&raw mut (*e).reserved),
+                region: AtomicU32::from_ptr(&raw mut (*e).region),
             }
         }
     }

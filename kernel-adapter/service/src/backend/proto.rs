@@ -47,8 +47,8 @@ pub(crate) struct SlotRef<'a> {
     pub arg: &'a AtomicU64,
     /// `copier_entry.flags`.
     pub flags: &'a AtomicU32,
-    /// `copier_entry.reserved`.
-    pub reserved: &'a AtomicU32,
+    /// `copier_entry.region` (0: libcopier names no shared region).
+    pub region: &'a AtomicU32,
 }
 
 /// A task as the producer wrote it: addresses and bytes, with its
@@ -89,7 +89,7 @@ pub(crate) fn publish(ring: &RingRef<'_>, slot: &SlotRef<'_>, pos: u64, t: &Task
     slot.handler.store(0, Ordering::Relaxed);
     slot.arg.store(0, Ordering::Relaxed);
     slot.flags.store(t.flags, Ordering::Relaxed);
-    slot.reserved.store(0, Ordering::Relaxed);
+    slot.region.store(0, Ordering::Relaxed);
     ring.head.store(pos + 1, Ordering::Release);
     // pairs with the service's fence between `waiters = 1` and its re-read
     // of `head`: either it sees this task or this load sees it parked
@@ -133,7 +133,7 @@ mod loom_tests {
         handler: AtomicU64,
         arg: AtomicU64,
         flags: AtomicU32,
-        reserved: AtomicU32,
+        region: AtomicU32,
         /// the copied byte: the module writes it before completing
         copied: AtomicU64,
     }
@@ -151,7 +151,7 @@ mod loom_tests {
                 handler: AtomicU64::new(0),
                 arg: AtomicU64::new(0),
                 flags: AtomicU32::new(0),
-                reserved: AtomicU32::new(0),
+                region: AtomicU32::new(0),
                 copied: AtomicU64::new(0),
             }
         }
@@ -167,7 +167,7 @@ mod loom_tests {
                 handler: &self.handler,
                 arg: &self.arg,
                 flags: &self.flags,
-                reserved: &self.reserved,
+                region: &self.region,
             }
         }
     }
