@@ -261,10 +261,12 @@ const SHADOW_SANITIZERS: &[&str] =
     &["address", "kernel-address", "hwaddress", "kernel-hwaddress", "memory", "kernel-memory", "thread", "dataflow", "type", "numerical"];
 
 /// Clang sanitizers that cannot share a process with CopierSanitizer: the
-/// shadow ones, and those whose runtime also interposes malloc/free (both
+/// shadow ones, those whose runtime also interposes malloc/free (both
 /// interceptors then claim the same symbols: `free(): invalid pointer` at
-/// start).
-const CONFLICTING_SANITIZERS: &[&str] = &["leak", "realtime"];
+/// start), and libFuzzer, whose interceptors define `memcmp`, `bcmp`,
+/// `strcmp`... as CopierSanitizer's do (the link fails with multiple
+/// definitions; `fuzzer-no-link` links no runtime and is allowed).
+const CONFLICTING_SANITIZERS: &[&str] = &["leak", "realtime", "fuzzer"];
 
 /// The first sanitizer enabled by the `-fsanitize=`/`-fno-sanitize=` list
 /// of `args` (later flags win, as in clang) that conflicts with
@@ -675,6 +677,8 @@ mod tests {
             (&["-fsanitize=undefined,memory"][..], Some("memory")),
             (&["-fsanitize=thread"][..], Some("thread")),
             (&["-fsanitize=leak"][..], Some("leak")),
+            (&["-fsanitize=fuzzer"][..], Some("fuzzer")),
+            (&["-fsanitize=fuzzer-no-link"][..], None),
             (&["-fsanitize=address", "-fno-sanitize=address"][..], None),
             (&["-fsanitize=undefined"][..], None),
             (&["-fsanitize=safe-stack"][..], None),
