@@ -162,10 +162,15 @@ pub fn additions(lang: Lang, args: &[OsString], opts: &CopierOpts, res: &dyn Res
     }
     if opts.sanitize {
         if let Some(s) = conflicting_sanitizer(args) {
-            return Err(Error::Usage(format!(
-                "--sanitize cannot be combined with -fsanitize={s}: both runtimes intercept malloc/free{} (CopierSanitizer's shadow is at ASan's offset); build the two separately",
-                if SHADOW_SANITIZERS.contains(&s.as_str()) { " and keep shadow memory" } else { "" }
-            )));
+            let why = if s == "fuzzer" {
+                "both runtimes intercept memcmp, strcmp and the like".to_owned()
+            } else {
+                format!(
+                    "both runtimes intercept malloc/free{} (CopierSanitizer's shadow is at ASan's offset)",
+                    if SHADOW_SANITIZERS.contains(&s.as_str()) { " and keep shadow memory" } else { "" }
+                )
+            };
+            return Err(Error::Usage(format!("--sanitize cannot be combined with -fsanitize={s}: {why}; build the two separately")));
         }
         if let Some(lib) = user_libcopier(args) {
             // Linked ahead of libcopier_san.a, the plain runtime would take
