@@ -207,7 +207,9 @@ fn walk_window(addr: usize) -> usize {
 /// syncs `[addr, sync_end)` for the tracker exactly as a `csync` there
 /// would (see [`crate::tracker::Tracker::ready_window`] for the window and
 /// its sync range, with the length of [`walk_window`]) and returns the
-/// window's end (`usize::MAX` when nothing is pending). The bytes are made complete through libcopier, which is
+/// window's end: `usize::MAX` only when nothing is pending, else at most
+/// `usize::MAX - 1` (all-ones tells CopierGen's guards that the window is
+/// open below `addr` too, as libcopier's `csync_ready_end` says it). The bytes are made complete through libcopier, which is
 /// asked for up to [`READY_AHEAD`] bytes more of the same buffers at a time
 /// (the tracker's window rules with that length) and skipped while an
 /// earlier wait of this thread covers the sync range and no copy was
@@ -241,7 +243,8 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
     let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
     sync_own(&mut t, addr, sync_end - addr);
     crate::publish(&t);
-    end
+    // (pending copies may lie below `addr`: never all-ones here)
+    end.min(usize::MAX - 1)
 }
 
 fn on_sync_all() {
