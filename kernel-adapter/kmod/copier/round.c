@@ -295,6 +295,30 @@ static bool retire(struct copier_client *c)
 	return progress;
 }
 
+/* A task's segment geometry as the descriptor states it is the task's. */
+static bool task_segs_valid(u64 len, u32 nsegs, u32 shift)
+{
+	return shift >= COPIER_SEG_SHIFT_MIN && shift <= COPIER_SEG_SHIFT_MAX &&
+	       nsegs == DIV_ROUND_UP_ULL(len, 1ULL << shift);
+}
+
+/* Make the validated task at exec_pos the current one (r: its region, with
+ * the reference the task holds, or NULL). */
+static void task_start(struct copier_client *c, u64 dst, u64 src, u64 len, u32 nsegs, u32 shift,
+		       struct copier_region *r, bool to_region)
+{
+	c->cur.dst = dst;
+	c->cur.src = src;
+	c->cur.len = len;
+	c->cur.nsegs = nsegs;
+	c->cur.seg_shift = shift;
+	c->cur.next_seg = 0;
+	c->cur.region = r;
+	c->cur.region_dst = to_region;
+	c->cur_valid = true;
+	stat_add(&c->stats.tasks, 1);
+}
+
 /*
  * Validate a region task whose descriptor holds 1..COPIER_MAX_SEGS
  * segments. Returns true when the service executes it (c->cur is set and
@@ -316,8 +340,7 @@ static bool region_task_load(struct copier_client *c, struct copier_desc *d, u64
 		err = EINVAL;
 	else if (!len)
 		err = 0;
-	else if (shift < COPIER_SEG_SHIFT_MIN || shift > COPIER_SEG_SHIFT_MAX ||
-		 nsegs != DIV_ROUND_UP_ULL(len, 1ULL << shift))
+	else if (!task_segs_valid(len, nsegs, shift))
 		err = EINVAL;
 	else if (local + len < local || local + len > TASK_SIZE_MAX)
 		err = EFAULT;
@@ -339,16 +362,7 @@ static bool region_task_load(struct copier_client *c, struct copier_desc *d, u64
 		c->exec_pos++;
 		return false;
 	}
-	c->cur.dst = dst;
-	c->cur.src = src;
-	c->cur.len = len;
-	c->cur.nsegs = nsegs;
-	c->cur.seg_shift = shift;
-	c->cur.next_seg = 0;
-	c->cur.region = r;
-	c->cur.region_dst = to_region;
-	c->cur_valid = true;
-	stat_add(&c->stats.tasks, 1);
+	task_start(c, dst, src, len, nsegs, shift, r, to_region);
 	return true;
 }
 
@@ -401,8 +415,7 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 		c->exec_pos++;
 		return false;
 	}
-	if (shift < COPIER_SEG_SHIFT_MIN || shift > COPIER_SEG_SHIFT_MAX ||
-	    nsegs != DIV_ROUND_UP_ULL(len, 1ULL << shift) ||
+	if (!task_segs_valid(len, nsegs, shift) ||
 	    dst + len < dst || src + len < src ||
 	    dst + len > TASK_SIZE_MAX || src + len > TASK_SIZE_MAX ||
 	    ((flags & COPIER_F_MOVE) && dst < src + len && src < dst + len)) {
@@ -410,15 +423,7 @@ static bool task_load(struct copier_client *c, bool have_pieces, bool *stop)
 		c->exec_pos++;
 		return false;
 	}
-	c->cur.dst = dst;
-	c->cur.src = src;
-	c->cur.len = len;
-	c->cur.nsegs = nsegs;
-	c->cur.seg_shift = shift;
-	c->cur.next_seg = 0;
-	c->cur.region = NULL;
-	c->cur_valid = true;
-	stat_add(&c->stats.tasks, 1);
+	task_start(c, dst, src, len, nsegs, shift, NULL, false);
 	return true;
 }
 
