@@ -208,7 +208,7 @@ fn walk_window(addr: usize) -> usize {
 /// would (see [`crate::tracker::Tracker::ready_window`] for the window and
 /// its sync range, with the length of [`walk_window`]) and returns the
 /// window's end: `usize::MAX` only when nothing is pending, else at most
-/// `usize::MAX - 1` (all-ones tells CopierGen's guards that the window is
+/// `copier_abi::symbols::READY_END_ABOVE` (all-ones tells CopierGen's guards that the window is
 /// open below `addr` too, as libcopier's `csync_ready_end` says it). The bytes are made complete through libcopier, which is
 /// asked for up to [`READY_AHEAD`] bytes more of the same buffers at a time
 /// (the tracker's window rules with that length) and skipped while an
@@ -244,7 +244,7 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
     sync_own(&mut t, addr, sync_end - addr);
     crate::publish(&t);
     // (pending copies may lie below `addr`: never all-ones here)
-    end.min(usize::MAX - 1)
+    end.min(copier_abi::symbols::READY_END_ABOVE)
 }
 
 fn on_sync_all() {

@@ -84,8 +84,14 @@ pub mod symbols {
     /// `const void *csync_ready_end(const void *addr, size_t n)`: waits like
     /// `csync(addr, n)`, then returns `end >= addr + n` such that no pending
     /// copy writes or reads `[addr, end)`. The pass caches `[addr, end)` in a
-    /// loop so later iterations that stay inside it skip the call.
+    /// loop so later iterations that stay inside it skip the call. All-ones
+    /// means that the calling thread has nothing pending at all (the pass
+    /// then opens the window below `addr` too); with no pending copy from
+    /// `addr` on but some below, the answer is at most [`READY_END_ABOVE`].
     pub const CSYNC_READY_END: &str = "__copier_csync_ready_end";
+    /// The largest end [`CSYNC_READY_END`] returns while something is
+    /// pending: nothing pending from the range on, but below it perhaps.
+    pub const READY_END_ABOVE: usize = usize::MAX - 1;
     /// `void *amemcpy_lazy(void *dst, const void *src, size_t n)`: a lazy
     /// copy (runs when a `csync` or a later copy needs it, or after
     /// `lazy_window_us`).

@@ -407,7 +407,7 @@ pub(crate) fn own_fast_window(from: usize) -> Option<usize> {
 /// from the range on but one may lie below it: all-ones says that the
 /// calling thread has nothing pending at all (`copier.h`), which CopierGen's
 /// guards take as a window open below the range too.
-const NO_END: usize = usize::MAX - 1;
+const NO_END: usize = copier_abi::symbols::READY_END_ABOVE;
 
 /// `csync(addr, n)`: return once no earlier copy writes or reads a byte of
 /// `[addr, addr + n)`.
