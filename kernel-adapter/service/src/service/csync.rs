@@ -278,10 +278,10 @@ fn own_targets(
     let mut nq = ranges.len();
     for p in ing..h {
         let e = r.slot(p);
-        let (d, s, n) = (e.dst(), e.src(), e.len());
-        let hit = |a: usize, l: usize| overlaps(a, l, d, n) || overlaps(a, l, s, n);
-        // (an own position not retired is published, so pos == p)
-        if e.desc.pos() != p || ranges.iter().any(|&(a, l, _)| hit(a, l)) {
+        let (s, n) = (e.src(), e.len());
+        // (an own position not retired is published, so pos == p; an
+        // ingest that sets FLAG_ABSORBS meanwhile only makes it answer yes)
+        if e.desc.pos() != p || touches(e, ranges) {
             return None;
         }
         // an earlier task not ingested that writes into its source
