@@ -273,6 +273,7 @@ fn own_targets(
         return None;
     }
     // the query: `ranges`, then the sources of the tasks not ingested
+    // (writers only: what an ingest would absorb from)
     let mut query = [(0usize, 0usize, false); MAX_QUERY];
     query[..ranges.len()].copy_from_slice(ranges);
     let mut nq = ranges.len();
@@ -288,7 +289,7 @@ fn own_targets(
         if (ing..p).any(|q| overlaps(r.slot(q).dst(), r.slot(q).len(), s, n)) {
             return None;
         }
-        query[nq] = (s, n, false);
+        query[nq] = (s, n, true);
         nq += 1;
     }
     let sources = &query[ranges.len()..nq];

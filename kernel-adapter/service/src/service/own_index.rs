@@ -6,12 +6,14 @@
 //! # Structure
 //! Addresses are cut into grains of `1 << GRAIN_SHIFT` bytes; a grain
 //! hashes to one of [`BUCKETS`] buckets, each holding the ring positions of
-//! the tasks that access a byte of a grain of that bucket (a superset: hash
-//! collisions and tasks retired since are filtered by the caller, which
-//! checks every candidate against its slot). A range longer than
-//! [`MAX_GRAINS`] grains puts its task on the `wide` list instead, looked
-//! at by every query. The ranges of a task are its destination, its source
-//! and, once ingested, the sources it absorbed from (`FLAG_ABSORBS`).
+//! the tasks that write (`writes`) or read (`reads`) a byte of a grain of
+//! that bucket (a superset: hash collisions and tasks retired since are
+//! filtered by the caller, which checks every candidate against its slot).
+//! A range longer than [`MAX_GRAINS`] grains puts its task on the `wide`
+//! list instead, looked at by every query. A task writes its destination
+//! and reads its source and, once ingested, the sources it absorbed from
+//! (`FLAG_ABSORBS`). A query for writers only (the sources of copies not
+//! ingested yet, which an ingest would absorb from) looks at `writes`.
 //!
 //! Only the owning thread reads or writes the index (a thread-local), and
 //! only the owning thread fills slots of its ring, so a position `p` with
@@ -48,7 +50,10 @@ pub(crate) struct OwnIndex {
     ring: *const Ring<Entry>,
     /// Positions below this one were added (or retired before they were).
     indexed: u64,
-    buckets: [VecDeque<u64>; BUCKETS],
+    /// Per bucket, the tasks writing into one of its grains.
+    writes: [VecDeque<u64>; BUCKETS],
+    /// Per bucket, the tasks reading one of its grains.
+    reads: [VecDeque<u64>; BUCKETS],
     wide: VecDeque<u64>,
     /// Per slot, the last query that returned its task (dedup).
     seen: Vec<u32>,
@@ -83,11 +88,11 @@ fn prune(q: &mut VecDeque<u64>, tail: u64) {
 
 impl OwnIndex {
     const fn new() -> Self {
-        OwnIndex { ring: core::ptr::null(), indexed: 0, buckets: [const { VecDeque::new() }; BUCKETS], wide: VecDeque::new(), seen: Vec::new(), query: 0 }
+        OwnIndex { ring: core::ptr::null(), indexed: 0, writes: [const { VecDeque::new() }; BUCKETS], reads: [const { VecDeque::new() }; BUCKETS], wide: VecDeque::new(), seen: Vec::new(), query: 0 }
     }
 
-    /// Record that task `p` accesses `[a, a + n)`.
-    fn add(&mut self, p: u64, a: usize, n: usize, tail: u64) {
+    /// Record that task `p` writes (`write`) or reads `[a, a + n)`.
+    fn add(&mut self, p: u64, a: usize, n: usize, write: bool, tail: u64) {
         if n == 0 {
             return;
         }
@@ -99,8 +104,9 @@ impl OwnIndex {
             }
             return;
         }
+        let buckets = if write { &mut self.writes } else { &mut self.reads };
         for g in g0..=g1 {
-            let q = &mut self.buckets[bucket_of(g)];
+            let q = &mut buckets[bucket_of(g)];
             prune(q, tail);
             if q.back() != Some(&p) {
                 q.push_back(p);
@@ -126,14 +132,14 @@ impl OwnIndex {
                 continue;
             }
             let n = e.len();
-            self.add(p, e.dst(), n, tail);
-            self.add(p, e.src(), n, tail);
+            self.add(p, e.dst(), n, true, tail);
+            self.add(p, e.src(), n, false, tail);
             if e.flags.load(Ordering::Acquire) & FLAG_ABSORBS != 0 {
                 // SAFETY: FLAG_ABSORBS (Acquire) is set after the ingest
                 // wrote ext, which stays immutable until this thread
                 // reuses the slot.
                 for rd in unsafe { &(*e.ext.get()).redirects } {
-                    self.add(p, rd.src, rd.len, tail);
+                    self.add(p, rd.src, rd.len, false, tail);
                 }
             }
         }
@@ -141,7 +147,8 @@ impl OwnIndex {
     }
 
     /// The positions in `[tail, head)` of ring `r` whose tasks may touch one
-    /// of `ranges` (`(addr, len, _)`), each once, into `out` (cleared
+    /// of `ranges` (`(addr, len, writers_only)`: with `writers_only`, only
+    /// tasks that may write into it), each once, into `out` (cleared
     /// first); false when the query gives up (a range over more than
     /// [`MAX_GRAINS`] grains, too many wide tasks or candidates), leaving
     /// `out` unspecified. Every pending position must be ingested.
@@ -169,7 +176,7 @@ impl OwnIndex {
         for &p in &self.wide {
             take(p, out);
         }
-        for &(a, n, _) in ranges {
+        for &(a, n, writers_only) in ranges {
             if n == 0 {
                 continue;
             }
@@ -178,12 +185,14 @@ impl OwnIndex {
                 return false;
             }
             for g in g0..=g1 {
-                let q = &mut self.buckets[bucket_of(g)];
-                prune(q, tail);
-                for &p in q.iter() {
-                    take(p, out);
-                    if out.len() > MAX_CANDIDATES {
-                        return false;
+                let b = bucket_of(g);
+                for q in [Some(&mut self.writes[b]), (!writers_only).then_some(&mut self.reads[b])].into_iter().flatten() {
+                    prune(q, tail);
+                    for &p in q.iter() {
+                        take(p, out);
+                        if out.len() > MAX_CANDIDATES {
+                            return false;
+                        }
                     }
                 }
             }
@@ -202,6 +211,43 @@ mod tests {
         assert_eq!(grains(0xffff, 2), (0, 1));
         assert_eq!(grains(0x10000, 0x10000), (1, 1));
         assert!((0..4096).all(|g| bucket_of(g) < BUCKETS));
+    }
+
+    /// A ring holding the copies `(dst, src, len)` at positions 0.., each
+    /// published (pos set) as a submit leaves it.
+    fn ring_of(copies: &[(usize, usize, usize)]) -> Ring<Entry> {
+        let r = Ring::new(16, Entry::new);
+        for &(d, s, n) in copies {
+            let p = r.reserve().unwrap();
+            let e = r.slot(p);
+            e.desc.reset(p, 1, 20, 0);
+            e.dst.store(d, Ordering::Relaxed);
+            e.src.store(s, Ordering::Relaxed);
+            e.len.store(n, Ordering::Relaxed);
+            r.publish(p);
+        }
+        r
+    }
+
+    #[test]
+    fn writers_only_queries_skip_tasks_that_only_read_the_range() {
+        const K: usize = 1 << GRAIN_SHIFT;
+        // task 0 reads grain 10 and writes grain 20; task 1 writes grain 10
+        // and reads grain 30
+        let r = ring_of(&[(20 * K, 10 * K, 4096), (10 * K + 8192, 30 * K, 4096)]);
+        let (mut x, mut out) = (OwnIndex::new(), Vec::new());
+        // (in no particular order)
+        assert!(x.candidates(&r, 0, 2, &[(10 * K, 100, false)], &mut out));
+        out.sort();
+        assert_eq!(out, [0, 1]);
+        assert!(x.candidates(&r, 0, 2, &[(10 * K, 100, true)], &mut out));
+        assert_eq!(out, [1]);
+        // the source it reads is not a write
+        assert!(x.candidates(&r, 0, 2, &[(30 * K, 100, true)], &mut out));
+        assert!(out.is_empty());
+        assert!(x.candidates(&r, 0, 2, &[(20 * K, 100, true), (30 * K, 1, false)], &mut out));
+        out.sort();
+        assert_eq!(out, [0, 1]);
     }
 
     #[test]
