@@ -246,7 +246,7 @@ set -e
 if [ "$rc" = 139 ]; then ok "default SIGSEGV action (exit 139)"; else ko "default SIGSEGV action: exit $rc"; fi
 
 # the stats line: exact format, both switches
-re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ lazy_deferred=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0$'
+re='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ lazy_deferred=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ service_bytes=[0-9]+ waiter_bytes=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0$'
 for env in "COPIER_STATS=1 COPIER_OPTIONS=spawn=0" "COPIER_OPTIONS=spawn=0:stats=1"; do
   line=$(env $env "$out/stats" 2>&1 >/dev/null | tail -n1)
   if [[ "$line" =~ $re ]]; then
@@ -261,7 +261,7 @@ line=$(COPIER_OPTIONS=spawn=0:stats=1:engine=erms "$out/stats" 2>&1 >/dev/null |
 case $line in *" engine=erms caller=erms backend="*) ok "stats names a forced engine: ${line#*csync_wait_ns=[0-9]* }" ;; *) ko "stats engine=erms: '$line'" ;; esac
 # the stats file: one appended line per process (fork child included),
 # each with its own pid and only its own copies; nothing on stderr
-re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ lazy_deferred=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0 pid=[0-9]+$'
+re_file='^copier: tasks=[0-9]+ bytes=[0-9]+ inline=[0-9]+ absorbed_bytes=[0-9]+ absorbed_syscall_bytes=[0-9]+ lazy_dropped=[0-9]+ lazy_deferred=[0-9]+ csync_waits=[0-9]+ csync_wait_ns=[0-9]+ service_bytes=[0-9]+ waiter_bytes=[0-9]+ engine=[a-z0-9]+ caller=[a-z0-9-]+ backend=inprocess device_tasks=0 pid=[0-9]+$'
 for how in env opt; do
   f="$out/stats-file-$how.txt"
   rm -f "$f"

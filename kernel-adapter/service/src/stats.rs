@@ -1,7 +1,7 @@
 //! Counters behind `COPIER_STATS=1` and `COPIER_STATS_FILE`. The format of
 //! the exit line is part of the interface (issue 2):
 //! `copier: tasks=N bytes=N inline=N absorbed_bytes=N absorbed_syscall_bytes=N lazy_dropped=N lazy_deferred=N csync_waits=N csync_wait_ns=N
-//! engine=E caller=C backend=B device_tasks=N` (E: the engine of asynchronous and synchronous
+//! service_bytes=N waiter_bytes=N engine=E caller=C backend=B device_tasks=N` (E: the engine of asynchronous and synchronous
 //! copies, `engine::Engine::name`; C: what the inline fast path runs,
 //! `engine::caller::CallerCopy::name`); the stats file's lines end with ` pid=N`.
 
@@ -35,11 +35,11 @@ pub struct Counters {
     /// write `tasks` and `bytes` every task, so a stream of csynced copies
     /// would bounce one line between the two cores twice per task.
     pub csync: CachePadded<WaitCounters>,
-    /// Bytes the service thread executed (diagnostic, not in the line). Own
+    /// Bytes the service thread executed (`service_bytes`). Own
     /// cache line: added to per executed chunk, by a different thread than
     /// `helper_bytes`, so the two executors of one task do not bounce a line.
     pub service_bytes: CachePadded<AtomicU64>,
-    /// Bytes waiting threads executed themselves (diagnostic; own line).
+    /// Bytes waiting threads executed themselves (`waiter_bytes`; own line).
     pub helper_bytes: CachePadded<AtomicU64>,
     /// Copies submitted to `/dev/copier` (also counted in `tasks`).
     pub device_tasks: AtomicU64,
@@ -119,6 +119,10 @@ pub struct Snapshot {
     pub csync_waits: u64,
     /// See [`WaitCounters::wait_ns`].
     pub csync_wait_ns: u64,
+    /// See [`Counters::service_bytes`].
+    pub service_bytes: u64,
+    /// See [`Counters::helper_bytes`].
+    pub waiter_bytes: u64,
     /// The backend serving the process: `"kernel"` or `"inprocess"`.
     pub backend: &'static str,
     /// See [`Counters::device_tasks`].
@@ -138,6 +142,8 @@ pub fn snapshot() -> Snapshot {
         lazy_deferred: c.lazy_deferred.load(Ordering::Relaxed),
         csync_waits: c.csync.waits.load(Ordering::Relaxed),
         csync_wait_ns: c.csync.wait_ns.load(Ordering::Relaxed),
+        service_bytes: c.service_bytes.load(Ordering::Relaxed),
+        waiter_bytes: c.helper_bytes.load(Ordering::Relaxed),
         backend: if KERNEL_BACKEND.load(Ordering::Relaxed) { "kernel" } else { "inprocess" },
         device_tasks: c.device_tasks.load(Ordering::Relaxed),
     }
@@ -148,7 +154,7 @@ impl Snapshot {
     /// use now.
     pub fn line(&self) -> String {
         format!(
-            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} lazy_deferred={} csync_waits={} csync_wait_ns={} engine={} caller={} backend={} device_tasks={}",
+            "copier: tasks={} bytes={} inline={} absorbed_bytes={} absorbed_syscall_bytes={} lazy_dropped={} lazy_deferred={} csync_waits={} csync_wait_ns={} service_bytes={} waiter_bytes={} engine={} caller={} backend={} device_tasks={}",
             self.tasks,
             self.bytes,
             self.inline,
@@ -158,6 +164,8 @@ impl Snapshot {
             self.lazy_deferred,
             self.csync_waits,
             self.csync_wait_ns,
+            self.service_bytes,
+            self.waiter_bytes,
             crate::engine::engine_name(),
             crate::engine::caller::CallerCopy::current().name(),
             if self.backend.is_empty() { "inprocess" } else { self.backend },
