@@ -95,14 +95,25 @@ ad=testsuite/e2e/adapt/sites.c
 "$COPIERGEN" cc -O2 -g "$ad" -o "$d/sites" >"$d/sites.build" 2>&1 || { cat "$d/sites.build"; exit 1; }
 clang-22 -O2 "$ad" -o "$d/sites.plain"
 want=$("$d/sites.plain" 200)
-got=$(COPIER_STATS=sites timeout 120 "$d/sites" 200 2>"$d/sites.err") || { echo "FAILED: sites run: $(cat "$d/sites.err")"; exit 1; }
-waited=$(grep -E "copier: site .*sites\.c:32:[0-9]+ " "$d/sites.err" || true)
-overlapped=$(grep -E "copier: site .*sites\.c:34:[0-9]+ " "$d/sites.err" || true)
-if [ "$got" != "$want" ] || [[ "$waited" != *"state=inline"* ]] || [[ "$overlapped" != *"state=async"* ]]; then
-  echo "FAILED: sites: output '$got' (want '$want'); site lines:"
-  cat "$d/sites.err"
-  exit 1
-fi
+# The overlapped site pays only while the service thread has a core: on a
+# 2-vCPU guest the scheduler sometimes leaves it beside the busy main thread
+# for a whole run (seen in about 1 of 10 runs; the counters line then shows
+# the waiter executing most bytes). Such a run is tolerated twice, nothing else.
+for attempt in 1 2 3; do
+  got=$(COPIER_STATS=sites timeout 120 "$d/sites" 200 2>"$d/sites.err") || { echo "FAILED: sites run: $(cat "$d/sites.err")"; exit 1; }
+  [ "$got" = "$want" ] || { echo "FAILED: sites: output '$got' (want '$want')"; exit 1; }
+  waited=$(grep -E "copier: site .*sites\.c:32:[0-9]+ " "$d/sites.err" || true)
+  overlapped=$(grep -E "copier: site .*sites\.c:34:[0-9]+ " "$d/sites.err" || true)
+  [[ "$waited" == *"state=inline"* && "$overlapped" == *"state=async"* ]] && break
+  svc=$(sed -n 's/.* service_bytes=\([0-9]*\) waiter_bytes=\([0-9]*\) .*/\1 \2/p' "$d/sites.err" | head -1)
+  starved=$(echo "$svc" | awk '{ print ($1 < $2) ? 1 : 0 }')
+  if [ "$attempt" = 3 ] || [ "$starved" != 1 ]; then
+    echo "FAILED: sites (attempt $attempt; service/waiter bytes: ${svc:-?}); site lines:"
+    cat "$d/sites.err"
+    exit 1
+  fi
+  echo "note: sites attempt $attempt: the service thread executed $svc (service/waiter bytes): no core for it this run; again"
+done
 echo "ok: sites: waited-for site went inline, overlapped site stayed async: ${waited#copier: site } | ${overlapped#copier: site }"
 # The stats file gets the counters line and the site lines in one append: an
 # unwritable one is reported once per process, not once per kind of line.
