@@ -166,11 +166,18 @@ fn window(quick: bool) {
         let r = a / b;
         // The most B can gain: the copy and the parse fully overlapped on two
         // cores, so B takes the longer of the two alone.
-        // SAFETY: n-byte disjoint buffers; the unguarded parse reads the
-        // bytes the memcpy above it wrote.
-        let (m, p) = ab(rounds, || time(|| unsafe { memcpy(dst.ptr(), src.ptr(), n) }), || time(|| {
-            black_box(unsafe { window_parse(dst.ptr(), n, walk, false) });
-        }));
+        let (m, p) = ab(
+            rounds,
+            // SAFETY: n-byte disjoint buffers.
+            || time(|| unsafe { memcpy(dst.ptr(), src.ptr(), n) }),
+            || {
+                time(|| {
+                    // SAFETY: the unguarded parse reads the n bytes the
+                    // memcpy above it wrote.
+                    black_box(unsafe { window_parse(dst.ptr(), n, walk, false) });
+                })
+            },
+        );
         let ideal = a / m.max(p);
         // The target holds for the shape: a parse at most twice as
         // slow as the copy (ideal >= 1.5); slower parses cannot gain 1.3.
