@@ -22,6 +22,8 @@
 #   EXPECT-EXIT: N          exit status (default 1 for seeded programs)
 #   EXPECT-REPORTS: N       number of reports (default 1)
 #   EXPECT-THREAD: nonzero  the access is on a thread other than T0
+#   TIMEOUT: N              seconds a run may take (default 120 for seeded
+#                           programs, 300 for correct ones): a hang fails
 #   EXPECT-STDOUT: text     the program's stdout contains text
 #   EXPECT-STDERR: text     a line of the reports contains text (repeatable:
 #                           each on the line of the one before or later)
@@ -137,7 +139,7 @@ check_seeded() {
   thread='0'
   [ "$(directive "$src" EXPECT-THREAD)" = nonzero ] && thread='[1-9][0-9]*'
   set +e
-  env ${env:+"$env"} timeout 120 "$bin" >"$bin.out" 2>"$bin.err" </dev/null
+  env ${env:+"$env"} timeout "$(directive "$src" TIMEOUT | grep . || echo 120)" "$bin" >"$bin.out" 2>"$bin.err" </dev/null
   rc=$?
   set -e
   local n
@@ -163,17 +165,20 @@ check_seeded() {
   fi
 }
 
-# check_clean NAME BIN [ARGS...]: runs with zero reports and exit 0.
+# check_clean NAME BIN [ARGS...]: runs with zero reports and exit 0 (within
+# $clean_timeout seconds, default 300).
 check_clean() {
   local name=$1 bin=$2
   shift 2
   local rc
   set +e
-  timeout 300 "$bin" "$@" >"$bin.out" 2>"$bin.err" </dev/null
+  timeout "${clean_timeout:-300}" "$bin" "$@" >"$bin.out" 2>"$bin.err" </dev/null
   rc=$?
   set -e
   if grep -q 'CopierSanitizer' "$bin.err"; then
     bad "$name" "unexpected report" "$bin.err"
+  elif [ $rc = 124 ]; then
+    bad "$name" "timed out after ${clean_timeout:-300} s" "$bin.err"
   elif [ $rc != 0 ]; then
     bad "$name" "exit status $rc" "$bin.err"
   else
@@ -214,14 +219,17 @@ fi
 # --- 2. correct programs: zero reports -------------------------------------------
 for src in "$SAN"/ok/*.c "$SAN"/ok/*.cc; do
   n=ok-$(basename "${src%.cc}" .c)
+  clean_timeout=$(directive "$src" TIMEOUT)
   if build_hand "$src" "$OUT/$n"; then check_clean "$n" "$OUT/$n" && prune_ok "$OUT/$n"; else bad "$n" "build failed" "$OUT/$n.build"; fi
 done
+clean_timeout=
 if [ $have_pass = 1 ]; then
   # The same programs with CopierGen rewriting their memcpy calls too.
   for src in "$SAN"/ok/*.c "$SAN"/ok/*.cc "$SAN"/cg/*.c; do
     n=cgbuild-$(basename "${src%.cc}" .c)
     driver=cc
     case $src in *.cc) driver=c++ ;; esac
+    clean_timeout=$(directive "$src" TIMEOUT)
     if "$COPIERGEN" "$driver" --sanitize -O2 -g "$src" -o "$OUT/$n" -lpthread 2>"$OUT/$n.build"; then
       check_clean "$n" "$OUT/$n"
       prune_ok "$OUT/$n"
@@ -229,6 +237,7 @@ if [ $have_pass = 1 ]; then
       bad "$n" "build failed" "$OUT/$n.build"
     fi
   done
+  clean_timeout=
   shopt -s nullglob
   for src in "$COPIER_ROOT"/testsuite/e2e/c/*.c "$COPIER_ROOT"/examples/*.c; do
     n=prog-$(basename "$src" .c)
