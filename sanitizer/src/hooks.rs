@@ -2,6 +2,11 @@
 //! table, so every submit, sync and completion handler of the runtime drives
 //! the tracker (shadow state is driven by these program events only, never
 //! by when the service completes a copy).
+//!
+//! Async-signal safety: a hook called while its thread is inside the
+//! sanitizer or the program's allocator ([`thread::in_runtime`]: a signal
+//! handler interrupted it) takes no lock and allocates nothing; it queues
+//! its event for the tracker ([`crate::deferred`]).
 
 use std::cell::Cell;
 use std::sync::atomic::AtomicU64;
@@ -12,7 +17,8 @@ use copier::hooks::{set_hooks, Hooks};
 use crate::shadow::{self, RealShadow, ShadowMem, ALL_BITS};
 use crate::thread::{self, RuntimeGuard};
 use crate::tracker::Origin;
-use crate::{flags, stack, LIVE, TRACKER};
+use crate::deferred::{self, Event, LOG};
+use crate::{flags, lock_tracker, stack, LIVE};
 
 static HOOKS: Hooks = Hooks {
     on_submit: Some(on_submit),
@@ -52,6 +58,19 @@ fn origin_of(dst: usize, src: usize, len: usize) -> Origin {
     }
 }
 
+/// The number the next tracked copy gets (`copy #1`, `#2`, … in submit
+/// order): numbered at the submit, so a copy whose submit is queued
+/// ([`crate::deferred`]) keeps its place.
+static NEXT_COPY: AtomicU64 = AtomicU64::new(1);
+
+/// True if a copy of `len` bytes from `src` to `dst` with `flags` is a
+/// `memcpy-param-overlap`. `dst == src` is exempt, as ASan exempts
+/// `memcpy(p, p, n)`: compilers emit it for a struct assigned to itself,
+/// and CopierGen may rewrite that.
+pub(crate) fn overlaps(dst: usize, src: usize, len: usize, flags: u32) -> bool {
+    flags & copier_abi::COPIER_MOVE == 0 && dst != src && dst < src.wrapping_add(len) && src < dst.wrapping_add(len)
+}
+
 /// Returns the copy's id (0 when it is not tracked), which `on_handle`
 /// binds to its descriptor.
 fn on_submit(dst: usize, src: usize, len: usize, flags: u32) -> u64 {
@@ -59,20 +78,27 @@ fn on_submit(dst: usize, src: usize, len: usize, flags: u32) -> u64 {
     if len == 0 {
         return 0;
     }
+    SUBMITS.fetch_add(1, Relaxed);
+    // (the tracker takes only copies whose ranges have shadow)
+    let tracked = RealShadow.covers(dst, len) && RealShadow.covers(src, len);
+    let id = if tracked { NEXT_COPY.fetch_add(1, Relaxed) } else { NEXT_COPY.load(Relaxed) };
+    if thread::in_runtime() {
+        // a signal handler interrupted the sanitizer or malloc
+        return if tracked { deferred::submit(id, dst, src, len, flags, origin) } else { 0 };
+    }
     let _g = RuntimeGuard::enter();
     let stack = stack::capture(flags::get().copy_stack_depth);
     let tid = thread::current();
-    // dst == src is exempt, as ASan exempts memcpy(p, p, n): compilers emit
-    // it for a struct assigned to itself, and CopierGen may rewrite that.
-    if flags & copier_abi::COPIER_MOVE == 0 && dst != src && dst < src.wrapping_add(len) && src < dst.wrapping_add(len) {
-        let id = TRACKER.lock().unwrap_or_else(|e| e.into_inner()).next_id();
+    if overlaps(dst, src, len, flags) {
         // CopierGen's copy stands for the program's memcpy: named so
         let call = (origin == Origin::CopierGen).then_some("memcpy");
-        crate::report::overlap(dst, src, len, flags, id, stack.clone(), call);
+        crate::report::overlap(dst, src, len, flags, id, tid, stack.clone(), call);
     }
-    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
-    SUBMITS.fetch_add(1, Relaxed);
-    let id = t.submit_from(dst, src, len, flags, tid, stack, origin);
+    if !tracked {
+        return 0;
+    }
+    let mut t = lock_tracker();
+    let id = t.submit_as(id, dst, src, len, flags, tid, stack, origin);
     crate::publish(&t);
     id.unwrap_or(0)
 }
@@ -83,18 +109,23 @@ fn on_handle(copy: u64, handle: u64) {
     if LIVE.load(Relaxed) == 0 {
         return;
     }
+    if thread::in_runtime() {
+        LOG.record(Event::Handle { copy, handle });
+        return;
+    }
     let _g = RuntimeGuard::enter();
-    TRACKER.lock().unwrap_or_else(|e| e.into_inner()).bind_handle(copy, handle);
+    lock_tracker().bind_handle(copy, handle);
 }
 
-/// Submits seen so far (incremented under the tracker lock): a range that
-/// libcopier found complete stays complete while this is unchanged.
+/// Submits seen so far (incremented before the tracker or its queue takes
+/// the copy): a range that libcopier found complete stays complete while
+/// this is unchanged.
 static SUBMITS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
-    /// Set while [`wait_unsynced`] waits: the runtime's sync events on this
-    /// thread do not drive the tracker.
-    static UNSYNCED_WAIT: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    /// `(addr, len)` of the `csync` that [`wait_unsynced`] is making on this
+    /// thread: its sync event does not drive the tracker.
+    static UNSYNCED_WAIT: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
 }
 
 extern "C" {
@@ -102,6 +133,9 @@ extern "C" {
     /// symbol: a program's own `csync` must not take the call.
     #[link_name = "__copier_csync"]
     fn csync(addr: *const core::ffi::c_void, n: usize);
+    /// libcopier's `csync_ready_end`, by its reserved symbol.
+    #[link_name = "__copier_csync_ready_end"]
+    fn csync_ready_end(addr: *const core::ffi::c_void, n: usize) -> *const core::ffi::c_void;
 }
 
 /// Wait until no copy writes or reads `[addr, addr + len)` any more,
@@ -111,14 +145,28 @@ extern "C" {
 /// stack memory that dies before the check that reports it can run (a
 /// C++ exception unwinding to its handler).
 pub fn wait_unsynced(addr: usize, len: usize) {
-    let _ = UNSYNCED_WAIT.try_with(|w| w.set(true));
+    let outer = UNSYNCED_WAIT.try_with(|w| w.replace(Some((addr, len)))).unwrap_or(None);
     // SAFETY: csync only waits; any range is valid.
     unsafe { csync(addr as *const core::ffi::c_void, len) };
-    let _ = UNSYNCED_WAIT.try_with(|w| w.set(false));
+    let _ = UNSYNCED_WAIT.try_with(|w| w.set(outer));
 }
 
-fn unsynced_wait() -> bool {
-    UNSYNCED_WAIT.try_with(core::cell::Cell::get).unwrap_or(false)
+/// True (once) for the sync event of [`wait_unsynced`]'s own `csync`:
+/// libcopier's `csync(addr, len)` reports exactly `(addr, len)` once. Any
+/// other event meanwhile (a completion handler's or a signal handler's
+/// csync, wait or csync_all) drives the tracker; were a handler's csync of
+/// the very same range taken for the wait's, the wait's own event is
+/// applied in its place, to the same effect.
+fn unsynced_wait(addr: usize, len: usize) -> bool {
+    UNSYNCED_WAIT
+        .try_with(|w| {
+            let own = w.get() == Some((addr, len));
+            if own {
+                w.set(None);
+            }
+            own
+        })
+        .unwrap_or(false)
 }
 
 fn on_sync(addr: usize, len: usize) {
@@ -126,11 +174,15 @@ fn on_sync(addr: usize, len: usize) {
     // shadow is the union of the copies' pending bytes): nothing to release,
     // no lock taken. (A range reaching outside the shadow, e.g. a csync of
     // everything, takes the tracker's path.)
-    if LIVE.load(Relaxed) == 0 || (RealShadow.covers(addr, len) && !shadow::any(&RealShadow, addr, len, ALL_BITS)) || unsynced_wait() {
+    if unsynced_wait(addr, len) || LIVE.load(Relaxed) == 0 || (RealShadow.covers(addr, len) && !shadow::any(&RealShadow, addr, len, ALL_BITS)) {
+        return;
+    }
+    if thread::in_runtime() {
+        LOG.record(Event::Sync { addr, len, thread: thread::current(), every: thread::in_handler() });
         return;
     }
     let _g = RuntimeGuard::enter();
-    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut t = lock_tracker();
     sync_own(&mut t, addr, len);
     crate::publish(&t);
 }
@@ -141,11 +193,15 @@ fn on_sync(addr: usize, len: usize) {
 /// ([`crate::tracker::Tracker::wait`]); another copy into the same bytes
 /// stays pending.
 fn on_wait(handle: u64, offset: usize, len: usize) {
-    if LIVE.load(Relaxed) == 0 || unsynced_wait() {
+    if LIVE.load(Relaxed) == 0 {
+        return;
+    }
+    if thread::in_runtime() {
+        LOG.record(Event::Wait { handle, offset, len });
         return;
     }
     let _g = RuntimeGuard::enter();
-    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut t = lock_tracker();
     if t.wait(handle, offset, len) {
         crate::publish(&t);
     }
@@ -219,10 +275,17 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
     if LIVE.load(Relaxed) == 0 {
         return usize::MAX;
     }
+    if thread::in_runtime() {
+        // a signal handler that interrupted the sanitizer or malloc: no
+        // lock here; libcopier's window (exactly `[addr, addr + n)` under a
+        // checker), whose sync event is queued ([`on_sync`])
+        // SAFETY: csync_ready_end only waits; any range is valid.
+        return unsafe { csync_ready_end(addr as *const core::ffi::c_void, n) } as usize;
+    }
     let want = addr.saturating_add(n);
     let _g = RuntimeGuard::enter();
     let (end, sync_end, ahead) = {
-        let t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+        let t = lock_tracker();
         let max = walk_window(addr);
         let (end, sync_end) = t.ready_window(addr, want, max);
         // Only a window that synced pending bytes continues a walk; a
@@ -240,7 +303,7 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
         wait_unsynced(addr, ahead_end - addr);
         let _ = COMPLETE.try_with(|c| c.set((addr, ahead_end, submits)));
     }
-    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut t = lock_tracker();
     sync_own(&mut t, addr, sync_end - addr);
     crate::publish(&t);
     // (pending copies may lie below `addr`: never all-ones here)
@@ -248,11 +311,15 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
 }
 
 fn on_sync_all() {
-    if LIVE.load(Relaxed) == 0 || unsynced_wait() {
+    if LIVE.load(Relaxed) == 0 {
+        return;
+    }
+    if thread::in_runtime() {
+        LOG.record(Event::SyncAll);
         return;
     }
     let _g = RuntimeGuard::enter();
-    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut t = lock_tracker();
     t.sync_all();
     crate::publish(&t);
 }

@@ -8,7 +8,8 @@
 //!   [`cover`]: which copies hold each pending byte, [`ranges`]: one
 //!   copy's pending bytes.
 //! - [`interface`]: the named ABI the instrumentation pass calls.
-//! - [`hooks`]: the runtime's submit/sync/handler events.
+//! - [`hooks`]: the runtime's submit/sync/handler events; [`deferred`]:
+//!   those a signal handler makes where the tracker cannot be locked.
 //! - [`interception`]: libc functions that touch memory.
 //! - [`errors`], [`report`]: ASan-style reports; [`flags`]: `COPIER_OPTIONS`.
 //!
@@ -16,9 +17,10 @@
 //! library: a sanitizer build links it instead of `libcopier.a`.
 
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Mutex, Once};
+use std::sync::{Mutex, MutexGuard, Once};
 
 pub mod cover;
+pub mod deferred;
 pub mod errors;
 pub mod flags;
 pub mod heap_footer;
@@ -42,10 +44,21 @@ pub mod thread;
 pub mod tracker;
 
 /// The pending copies of the process, kept in step with the real shadow.
-pub(crate) static TRACKER: Mutex<tracker::Tracker<shadow::RealShadow>> = Mutex::new(tracker::Tracker::new(shadow::RealShadow));
+/// Taken through [`lock_tracker`].
+static TRACKER: Mutex<tracker::Tracker<shadow::RealShadow>> = Mutex::new(tracker::Tracker::new(shadow::RealShadow));
 
-/// Number of pending copies (updated under the tracker lock, read without
-/// it): 0 means the shadow is all clear, and every check returns at once.
+/// Lock the tracker and apply the hook events queued where it could not be
+/// locked ([`deferred`]). Only where the thread may block and allocate:
+/// never from a hook that found [`thread::in_runtime`] true.
+pub(crate) fn lock_tracker() -> MutexGuard<'static, tracker::Tracker<shadow::RealShadow>> {
+    let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+    deferred::drain(&mut t);
+    t
+}
+
+/// Number of pending copies, the tracker's ([`publish`]) and those queued
+/// for it ([`deferred`]), read without the lock: 0 means the shadow is all
+/// clear, and every check returns at once.
 /// Part of the ABI as `__copier_san_live`: instrumented code reads it
 /// (monotonic) before a `csync_ready_end` miss and skips the call when it
 /// is 0 (`passes/src/sanitizer`).
@@ -58,12 +71,20 @@ pub static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// and its check returns at once (`interface::copiergen_copy`).
 pub(crate) static PROGRAM_LIVE: AtomicUsize = AtomicUsize::new(0);
 
+/// `t`'s counts as last published ([`publish`]; under the tracker lock).
+static PUBLISHED: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
 /// Publish `t`'s counts ([`LIVE`], [`PROGRAM_LIVE`]); called under the
-/// tracker lock after every change.
-pub(crate) fn publish<S: shadow::ShadowMem>(t: &tracker::Tracker<S>) {
+/// tracker lock after every change. Adds the change since the last call,
+/// as the copies [`deferred`] queues add to the counts without the lock.
+pub(crate) fn publish(t: &tracker::Tracker<shadow::RealShadow>) {
     use std::sync::atomic::Ordering::Relaxed;
-    LIVE.store(t.len(), Relaxed);
-    PROGRAM_LIVE.store(t.program_len(), Relaxed);
+    for (k, (now, count)) in [(t.len(), &LIVE), (t.program_len(), &PROGRAM_LIVE)].into_iter().enumerate() {
+        let before = PUBLISHED[k].swap(now, Relaxed);
+        if now != before {
+            count.fetch_add(now.wrapping_sub(before), Relaxed);
+        }
+    }
 }
 
 static INIT: Once = Once::new();

@@ -13,7 +13,7 @@ use crate::mapping::DST_BITS;
 use crate::shadow::{self, RealShadow, ALL_BITS};
 use crate::thread::{self, RuntimeGuard};
 use crate::tracker::{Origin, Role};
-use crate::{flags, stack, LIVE, PROGRAM_LIVE, TRACKER};
+use crate::{flags, lock_tracker, stack, LIVE, PROGRAM_LIVE};
 
 /// Write `s` to stderr with `write(2)` (no buffering, no allocation, no lock
 /// that a crashing thread might hold).
@@ -95,7 +95,7 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
     let _g = RuntimeGuard::enter();
     let handlers = thread::handlers();
     let found = {
-        let mut t = TRACKER.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock_tracker();
         let own = |c: &crate::tracker::PendingCopy| handlers.iter().any(|&(d, s, n)| c.dst == d && c.src == s && c.len == n);
         // Inside a completion handler its own copy is complete: a free there
         // gives the copy's bytes back (e.g. a handler that frees the source).
@@ -156,9 +156,10 @@ fn slow(addr: usize, len: usize, access: Access, via: Option<&'static str>, reco
 /// overlap: `memcpy-param-overlap`, as ASan reports `memcpy`. `stack` is the
 /// submit stack, `id` the number the copy gets, `call` the program's call
 /// the copy stands for when CopierGen made it (`memcpy`; else the entry
-/// point's name). Halts unless `halt_on_error=0` (then the copy goes on as
-/// submitted).
-pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: Box<[usize]>, call: Option<&'static str>) {
+/// point's name), `thread` the submitting thread. Halts unless
+/// `halt_on_error=0` (then the copy goes on as submitted).
+#[allow(clippy::too_many_arguments)]
+pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, thread: u32, stack: Box<[usize]>, call: Option<&'static str>) {
     let (a, b) = (dst.max(src), (dst + len).min(src + len));
     if flags & copier_abi::COPIER_MOVE != 0 || len == 0 || a >= b || dst == src {
         return;
@@ -169,12 +170,12 @@ pub fn overlap(dst: usize, src: usize, len: usize, flags: u32, id: u64, stack: B
         src,
         len,
         flags,
-        thread: thread::current(),
+        thread,
         stack: stack.clone(),
         pend_dst: vec![(0, len)],
         pend_src: vec![(0, len)],
     };
-    let common = Common { addr: a, size: b - a, thread: thread::current(), stack, via: call, bad: a, role: Role::Destination, copy };
+    let common = Common { addr: a, size: b - a, thread, stack, via: call, bad: a, role: Role::Destination, copy };
     emit(&errors::MemcpyParamOverlap(common), false);
 }
 

@@ -158,6 +158,43 @@ pub fn set<S: ShadowMem>(s: &S, addr: usize, len: usize, mask: u8) {
     );
 }
 
+/// As [`set`], without the tracker lock: each shadow byte or word is
+/// or-ed in one atomic instruction, so a thread that holds the lock and
+/// rewrites the same word at once may drop these bits (never add others).
+/// Used by [`crate::deferred`], which sets them again when the tracker
+/// takes the copy.
+pub fn mark<S: ShadowMem>(s: &S, addr: usize, len: usize, mask: u8) {
+    let m64 = u64::from_ne_bytes([mask; 8]);
+    walk(
+        s,
+        addr,
+        len,
+        |b, lanes| {
+            b.fetch_or(lanes & mask, Relaxed);
+            true
+        },
+        |p, n| {
+            let mut i = 0;
+            while i < n && !(p as usize + i).is_multiple_of(8) {
+                // SAFETY: p + i < p + n, inside the walked shadow.
+                unsafe { &*p.add(i) }.fetch_or(mask, Relaxed);
+                i += 1;
+            }
+            while i + 8 <= n {
+                // SAFETY: 8-byte aligned (loop above) and inside the walked shadow.
+                unsafe { &*(p.add(i) as *const AtomicU64) }.fetch_or(m64, Relaxed);
+                i += 8;
+            }
+            while i < n {
+                // SAFETY: as in the first loop.
+                unsafe { &*p.add(i) }.fetch_or(mask, Relaxed);
+                i += 1;
+            }
+            true
+        },
+    );
+}
+
 /// Clear the `mask` bits of every byte of `[addr, addr + len)`. Caller holds
 /// the tracker lock. Clearing both kinds over many whole pages releases them.
 pub fn clear<S: ShadowMem>(s: &S, addr: usize, len: usize, mask: u8) {
@@ -328,10 +365,10 @@ mod tests {
     }
 
     proptest! {
-        /// Random set/clear sequences on every alignment agree with a
+        /// Random set/mark/clear sequences on every alignment agree with a
         /// byte-per-byte model, and `any`/`first` agree with the model.
         #[test]
-        fn ops_match_byte_model(ops in prop::collection::vec((0usize..3, 0usize..300, 0usize..120, 0usize..3), 1..40),
+        fn ops_match_byte_model(ops in prop::collection::vec((0usize..4, 0usize..300, 0usize..120, 0usize..3), 1..40),
                                 q in (0usize..300, 1usize..64), shift in 0usize..8) {
             let base = 0x1000 + 4 * shift;
             let s = TestShadow::new(base, 512);
@@ -341,6 +378,7 @@ mod tests {
                 let len = len.min(512 - off);
                 match op {
                     0 => { set(&s, base + off, len, mask); for b in &mut model[off..off + len] { *b |= mask; } }
+                    1 => { mark(&s, base + off, len, mask); for b in &mut model[off..off + len] { *b |= mask; } }
                     _ => { clear(&s, base + off, len, mask); for b in &mut model[off..off + len] { *b &= !mask; } }
                 }
             }

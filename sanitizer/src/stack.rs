@@ -25,6 +25,29 @@ pub fn capture(max: usize) -> Box<[usize]> {
     ips.into_boxed_slice()
 }
 
+/// As [`capture`], into `out` (up to its length); returns the number of
+/// addresses written. Allocates nothing and takes no lock of the program's
+/// (libgcc's unwinder finds unwind tables with glibc's `_dl_find_object`,
+/// which is async-signal-safe), so a signal handler may call it.
+pub fn capture_into(out: &mut [usize]) -> usize {
+    let mut n = 0;
+    if out.is_empty() {
+        return 0;
+    }
+    // SAFETY: as in `capture`.
+    unsafe {
+        backtrace::trace_unsynchronized(|f| {
+            let ip = f.ip() as usize;
+            if ip > 1 {
+                out[n] = ip;
+                n += 1;
+            }
+            n < out.len()
+        })
+    };
+    n
+}
+
 /// One symbolized frame (an inlined call is a frame of its own).
 #[derive(Clone, Debug, Default)]
 pub struct Sym {

@@ -65,8 +65,10 @@ pub fn creation(id: u32) -> Option<(u32, Box<[usize]>)> {
     g.as_ref()?.get(&id).map(|c| (c.parent, c.stack.clone()))
 }
 
-/// True while the sanitizer's own code runs on this thread (interceptors
-/// then pass straight through).
+/// True while the sanitizer's own code, or glibc's allocator under its
+/// interceptors, runs on this thread: interceptors then pass straight
+/// through, and a hook (called from a signal handler that interrupted it)
+/// neither locks nor allocates ([`crate::deferred`]).
 #[inline(always)]
 pub fn in_runtime() -> bool {
     IN_RUNTIME.try_with(Cell::get).unwrap_or(true)

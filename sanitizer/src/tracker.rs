@@ -201,11 +201,21 @@ impl<S: ShadowMem> Tracker<S> {
     /// As [`Tracker::submit`], for a copy of `origin`.
     #[allow(clippy::too_many_arguments)]
     pub fn submit_from(&mut self, dst: usize, src: usize, len: usize, flags: u32, thread: u32, stack: Box<[usize]>, origin: Origin) -> Option<u64> {
+        let id = self.next_id;
+        self.submit_as(id, dst, src, len, flags, thread, stack, origin)
+    }
+
+    /// As [`Tracker::submit_from`], naming the copy `id`, which the caller
+    /// numbered in submit order and never gave another copy (the hooks
+    /// number copies before they reach the tracker, so a copy recorded
+    /// late, [`crate::deferred`], keeps its place). Later
+    /// [`Tracker::submit`]s are numbered after it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_as(&mut self, id: u64, dst: usize, src: usize, len: usize, flags: u32, thread: u32, stack: Box<[usize]>, origin: Origin) -> Option<u64> {
         if len == 0 || !self.shadow.covers(dst, len) || !self.shadow.covers(src, len) {
             return None;
         }
-        let id = self.next_id;
-        self.next_id += 1;
+        self.next_id = self.next_id.max(id + 1);
         self.max_len = self.max_len.max(len);
         self.by_dst.insert((dst, id), dst + len);
         self.by_src.insert((src, id), src + len);

@@ -28,6 +28,7 @@ use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use crate::heap_footer::{decode, footer_word, FOOTER, MAX_REQUEST};
+use crate::thread::RuntimeGuard;
 use crate::{check_free, real};
 
 extern "C" {
@@ -109,6 +110,16 @@ fn block_len(p: *mut c_void) -> usize {
     requested_size(p)
 }
 
+/// Runs `f`, a call of glibc's allocator, marked as inside the sanitizer
+/// ([`RuntimeGuard`]): glibc's malloc is not async-signal-safe, and a
+/// signal handler that interrupts it finds the mark, so the sanitizer's
+/// hooks it calls neither lock nor allocate (`crate::deferred`).
+#[inline(always)]
+fn in_allocator<T>(f: impl FnOnce() -> T) -> T {
+    let _g = RuntimeGuard::enter();
+    f()
+}
+
 /// Sets `errno = ENOMEM` and returns null.
 #[cold]
 fn enomem() -> *mut c_void {
@@ -131,7 +142,7 @@ macro_rules! sized_alloc {
                 return enomem();
             }
             // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-            unsafe { with_footer($libc(n + FOOTER), n) }
+            in_allocator(|| unsafe { with_footer($libc(n + FOOTER), n) })
         }
     )*};
 }
@@ -153,7 +164,7 @@ pub unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
         _ => return enomem(),
     };
     // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-    unsafe { with_footer(__libc_calloc(1, n + FOOTER), n) }
+    in_allocator(|| unsafe { with_footer(__libc_calloc(1, n + FOOTER), n) })
 }
 
 /// Interceptor of `free`.
@@ -166,7 +177,7 @@ pub unsafe extern "C" fn free(p: *mut c_void) {
         check_free!("free", p, block_len(p));
     }
     // SAFETY: forwarded contract.
-    unsafe { __libc_free(p) }
+    in_allocator(|| unsafe { __libc_free(p) })
 }
 
 /// Interceptor of `realloc`: the old block is read and may be freed.
@@ -181,7 +192,7 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
     if !p.is_null() && n == 0 {
         // glibc frees the block and returns null (REALLOC_ZERO_BYTES_FREES).
         // SAFETY: forwarded contract.
-        return unsafe { __libc_realloc(p, 0) };
+        return in_allocator(|| unsafe { __libc_realloc(p, 0) });
     }
     if n > MAX_REQUEST {
         return enomem(); // the old block is left as it was
@@ -189,7 +200,7 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
     // SAFETY: forwarded contract; the new block has n + FOOTER bytes (the
     // old footer, if copied, lies inside the new usable bytes and is
     // rewritten at the new end).
-    unsafe { with_footer(__libc_realloc(p, n + FOOTER), n) }
+    in_allocator(|| unsafe { with_footer(__libc_realloc(p, n + FOOTER), n) })
 }
 
 /// Interceptor of `reallocarray`.
@@ -215,7 +226,7 @@ pub unsafe extern "C" fn memalign(align: usize, n: usize) -> *mut c_void {
         return enomem();
     }
     // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-    unsafe { with_footer(__libc_memalign(align, n + FOOTER), n) }
+    in_allocator(|| unsafe { with_footer(__libc_memalign(align, n + FOOTER), n) })
 }
 
 /// Interceptor of `aligned_alloc` (glibc 2.36: an alias of `memalign`).
@@ -244,7 +255,7 @@ pub unsafe extern "C" fn posix_memalign(memptr: *mut *mut c_void, align: usize, 
         return libc::ENOMEM;
     }
     // SAFETY: forwarded contract; the block has n + FOOTER bytes.
-    let p = unsafe { with_footer(__libc_memalign(align, n + FOOTER), n) };
+    let p = in_allocator(|| unsafe { with_footer(__libc_memalign(align, n + FOOTER), n) });
     if p.is_null() {
         return libc::ENOMEM;
     }

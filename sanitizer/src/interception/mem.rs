@@ -105,7 +105,7 @@ fn exempt(pc: usize, d: usize, s: usize, n: usize) -> bool {
     }
     let execution = {
         let _g = crate::thread::RuntimeGuard::enter();
-        crate::TRACKER.lock().unwrap_or_else(|e| e.into_inner()).is_execution(d, s, n)
+        crate::lock_tracker().is_execution(d, s, n)
     };
     execution || from_copier_runtime(pc)
 }
