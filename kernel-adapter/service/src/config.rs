@@ -65,6 +65,8 @@ options! {
     poll_us: 1000, count;
     /// Most microseconds the idle service polls once submits came soon after it parked (the poll window doubles from poll_us after each park that a submit ended within this long, and halves after each park that timed out; KVM's adaptive halt-polling). 0: never more than poll_us.
     poll_max_us: 4000, count;
+    /// 1: the polling service thread moves off a CPU it shares with a busy thread (a sched_yield that returned after more than 200 us) to another CPU of its affinity mask, at once, keeping the mask. 0: the scheduler alone places it.
+    migrate: 1, flag;
     /// Copies at least this long use non-temporal stores.
     nt_threshold: 8 << 20, size;
     /// CPU engine of every copy (auto: the best this CPU runs; avx512, avx2, erms, portable).

@@ -25,7 +25,8 @@
 //!
 //! Modules: [`submit`], [`exec`] (executors), [`handlers`] (completion
 //! handlers), [`thread`] (the service thread), [`csync`] (and its
-//! [`own_index`]), [`fork`], [`lazy`] (`copier_drop`).
+//! [`own_index`]), [`placement`] (the service thread's CPU), [`fork`],
+//! [`lazy`] (`copier_drop`).
 
 pub mod absorb_io;
 mod csync;
@@ -34,6 +35,7 @@ mod fork;
 mod handlers;
 mod lazy;
 mod own_index;
+mod placement;
 mod submit;
 mod thread;
 

@@ -13,6 +13,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
 use super::handlers::run_handlers;
 use super::exec::{Mode, drive};
+use super::placement::Placement;
 
 pub(crate) const ST_NOT_STARTED: u32 = 0;
 
@@ -145,6 +146,7 @@ pub(crate) fn service_main() {
     let mut idle_timeout: u64 = 1_000_000;
     // the adaptive poll window, ns (see `poll_max_us`)
     let mut poll_ns = config::get(&opt::poll_us) as u64 * 1000;
+    let mut place = (config::get(&opt::migrate) != 0).then(Placement::new);
     loop {
         if STATE.load(Ordering::Acquire) != ST_RUNNING {
             break;
@@ -181,8 +183,14 @@ pub(crate) fn service_main() {
                 }
             } else {
                 // keep polling, but let any runnable thread (the
-                // application's own, on a loaded machine) have this CPU
+                // application's own, on a loaded machine) have this CPU;
+                // a yield that took long shows a thread busy on this CPU
+                // (see `placement`)
+                let t = now_ns();
                 std::thread::yield_now();
+                if let Some(p) = place.as_mut() {
+                    p.yielded(now_ns() - t);
+                }
             }
             continue;
         }
