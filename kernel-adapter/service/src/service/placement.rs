@@ -35,11 +35,13 @@ pub(crate) struct Placement {
     last_move: u64,
     /// Moves made.
     pub(crate) moves: u64,
+    /// The CPUs the last move left and reached (-1 before any).
+    pub(crate) last: (i32, i32),
 }
 
 impl Placement {
     pub(crate) const fn new() -> Placement {
-        Placement { next_ok: 0, backoff: MIN_BACKOFF_NS, last_move: 0, moves: 0 }
+        Placement { next_ok: 0, backoff: MIN_BACKOFF_NS, last_move: 0, moves: 0, last: (-1, -1) }
     }
 
     /// A poll's `sched_yield` took `gap_ns`: move off this CPU when that
@@ -70,6 +72,8 @@ impl Placement {
         if !set_own_mask(&elsewhere) {
             return false;
         }
+        // SAFETY: as above.
+        self.last = (cpu, unsafe { libc::sched_getcpu() });
         set_own_mask(&allowed);
         self.moves += 1;
         true
@@ -127,12 +131,13 @@ mod tests {
         if cpus(&before) < 2 {
             return; // one CPU: nothing to move to (the next test checks that case)
         }
-        // SAFETY: no preconditions.
-        let cpu = unsafe { libc::sched_getcpu() };
         assert!(p.yielded(SHARED_GAP_NS));
-        // SAFETY: as above.
-        let now = unsafe { libc::sched_getcpu() };
-        assert_ne!(now, cpu, "the thread moved off its CPU");
+        let (from, to) = p.last;
+        assert!(from >= 0 && to >= 0);
+        // (read while the narrowed mask held: the thread cannot be on `from`)
+        assert_ne!(from, to, "the thread moved off its CPU");
+        // SAFETY: valid sets.
+        assert!(unsafe { libc::CPU_ISSET(from as usize, &before) && libc::CPU_ISSET(to as usize, &before) });
         let after = own_mask().expect("mask");
         // SAFETY: valid sets.
         assert!(unsafe { libc::CPU_EQUAL(&before, &after) }, "the mask is restored");
