@@ -15,7 +15,7 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 printf '#include <string.h>\nchar a[1 << 16], b[1 << 16];\nint main(void) { memcpy(b, a, sizeof a); return b[3]; }\n' >"$d/prog.c"
 err=$(cd "$d" && COPIERGEN_OPTIONS=-copiergen-threshold=abc "$COPIERGEN" cc -c prog.c 2>&1 || true)
-want="copiergen: warning: COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-threshold' (expected an unsigned integer); ignored"
+want="copiergen: warning: COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-threshold' (expected a size in bytes (digits with an optional k, m or g suffix)); ignored"
 if [ "$err" = "$want" ]; then
   echo "ok: bad COPIERGEN_OPTIONS value: one line: $err"
 else

@@ -203,10 +203,14 @@ pub const COPIER_LAZY: u32 = 1;
 /// `copier_submit` flag: the ranges may overlap (`memmove` semantics).
 pub const COPIER_MOVE: u32 = 2;
 
+/// What [`parse_size`] accepts, for messages about a value it rejected
+/// ("expected {SIZE_SYNTAX}").
+pub const SIZE_SYNTAX: &str = "a size in bytes (digits with an optional k, m or g suffix)";
+
 /// A size in bytes as every Copier option takes it (`COPIER_OPTIONS` sizes,
-/// `copiergen --copier-threshold`): decimal digits with an optional `k`,
-/// `m` or `g` suffix (either case; binary units: `16k` is 16384),
-/// surrounding whitespace ignored. `None` for anything else or on overflow.
+/// `copiergen --copier-threshold`, the plugin's `-copiergen-threshold`):
+/// decimal digits with an optional `k`, `m` or `g` suffix (either case;
+/// binary units: `16k` is 16384), surrounding whitespace ignored. `None` for anything else or on overflow.
 pub fn parse_size(s: &str) -> Option<usize> {
     let s = s.trim();
     let (num, mul) = match s.as_bytes().last()? {

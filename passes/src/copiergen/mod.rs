@@ -52,7 +52,7 @@ use std::collections::{HashMap, HashSet};
 pub struct CopierGen;
 
 /// Parameters of `-passes=copiergen<...>`, `;`-separated:
-/// `threshold=N` (overrides `-copiergen-threshold`), `window` / `no-window`
+/// `threshold=N` (a size, `16k`; overrides `-copiergen-threshold`), `window` / `no-window`
 /// (override `-copiergen-window`), `min-overlap=N` (overrides
 /// `-copiergen-min-overlap`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -74,7 +74,9 @@ impl Params {
         let mut p = Params::default();
         for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             if let Some(v) = item.strip_prefix("threshold=") {
-                p.threshold = Some(v.parse().map_err(|_| format!("threshold '{v}' is not a byte count"))?);
+                p.threshold = Some(
+                    crate::options::parse_size(v).ok_or_else(|| format!("threshold '{v}' is not {}", copier_abi::SIZE_SYNTAX))?,
+                );
             } else if let Some(v) = item.strip_prefix("min-overlap=") {
                 p.min_overlap = Some(v.parse().map_err(|_| format!("min-overlap '{v}' is not an instruction count"))?);
             } else if item == "window" {
@@ -722,7 +724,8 @@ mod tests {
             Params::parse(" window ; threshold=0;min-overlap=3 ").unwrap(),
             Params { threshold: Some(0), window: Some(true), min_overlap: Some(3) }
         );
-        assert!(Params::parse("threshold=-1").unwrap_err().contains("not a byte count"));
+        assert!(Params::parse("threshold=-1").unwrap_err().contains("is not a size in bytes"));
+        assert_eq!(Params::parse("threshold=16k").unwrap().threshold, Some(16384));
         assert!(Params::parse("fast").unwrap_err().contains("unknown parameter 'fast'"));
     }
 
