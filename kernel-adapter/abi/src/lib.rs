@@ -47,6 +47,15 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// pass mostly rewrites) breaks even at 12-16 KiB (ratio 1.000 at 16 KiB).
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 
+/// A symbol a `copiergen cc --sanitize` executable exports
+/// (`-Wl,--export-dynamic-symbol`; defined by CopierSanitizer's runtime):
+/// CopierSanitizer is in the process and warns about every `COPIER_OPTIONS`
+/// name unknown to both it and libcopier. A copy of libcopier its hooks do
+/// not reach (the hidden runtime of a shared object built without
+/// `--sanitize`) finds it with `dlsym` and leaves that warning to it, so
+/// the name is warned once.
+pub const CHECKER_SYMBOL: &str = "__copier_san_checks_options";
+
 /// Names of CopierSanitizer's run-time flags (`sanitizer/src/flags.rs`),
 /// which share `COPIER_OPTIONS` with the runtime's options: the runtime
 /// ignores these names, the sanitizer ignores the runtime's. A test in the
