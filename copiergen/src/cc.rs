@@ -391,6 +391,12 @@ fn add_runtime(
         add.args.push(os("-Wl,--undefined=__copier_csync_all"));
     }
     add.args.push(os(dir.join(archive)));
+    if opts.sanitize {
+        // Other copies of libcopier in the process (the hidden runtime of
+        // a shared object built without --sanitize) find the sanitizer by
+        // this symbol and leave it the unknown COPIER_OPTIONS names.
+        add.args.push(os(format!("-Wl,--export-dynamic-symbol={}", copier_abi::CHECKER_SYMBOL)));
+    }
     // Only what libcopier uses becomes a DT_NEEDED entry (today none of
     // them: each library loaded costs every process start-up time).
     add.args.push(os("-Wl,--push-state,--as-needed"));

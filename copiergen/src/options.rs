@@ -36,15 +36,16 @@ pub fn env_bool(name: &str) -> Result<bool, String> {
 
 /// Parse a size in bytes for `--copier-threshold`: decimal digits with an
 /// optional `k`, `m` or `g` suffix (either case, binary units: `16k` is
-/// 16384), the parser the runtime's `COPIER_OPTIONS` sizes use
-/// (`copier_abi::parse_size`; the crate's tests compare the two).
+/// 16384), the parser the runtime's `COPIER_OPTIONS` sizes and the
+/// plugin's `-copiergen-threshold` use (`copier_abi::parse_size`; the
+/// crate's tests compare the two).
 ///
 /// # Errors
 /// A message naming the accepted syntax.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     copier_abi::parse_size(s)
         .map(|v| v as u64)
-        .ok_or_else(|| format!("expected a size in bytes (digits with an optional k, m or g suffix), got '{s}'"))
+        .ok_or_else(|| format!("expected {}, got '{s}'", copier_abi::SIZE_SYNTAX))
 }
 
 /// How copiergen passes its options to the pass plugin.

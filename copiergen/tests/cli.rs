@@ -717,3 +717,32 @@ fn mlir_front_end_missing_is_exit_3_and_is_run_with_its_arguments() {
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.ends_with("|--lower a b.mlir -o p\n") && s.contains("copiergen"), "{s}");
 }
+
+/// `copiergen report`: a malformed site line is one error naming FILE:LINE
+/// (trial finding: no file, or a partial sum), and a reader that stops
+/// early (`| head`) ends the output quietly (it was an internal error).
+#[test]
+fn report_names_file_and_line_and_stops_quietly_on_a_closed_pipe() {
+    let d = scratch("report");
+    let line = |i: usize| {
+        format!("copier: site a{i}.c:1:1 fn=f copies=1 bytes={i} async=0 observed=0 unpaid=0 window_ns=0 wait_ns=0 waits=0 state=async\n")
+    };
+    write(&d, "good.log", &line(1));
+    write(&d, "bad.log", &format!("program output\n{}copier: site b.c:2:3 fn=g copies=4 bytes=x\n", line(2)));
+    let out = run(cmd(COPIERGEN, &d).args(["report", "good.log", "bad.log"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end(), "copiergen: error: bad.log:3: site b.c:2:3: bytes=x is not a number");
+
+    write(&d, "big.log", &(0..5000).map(line).collect::<String>());
+    let mut child = cmd(COPIERGEN, &d)
+        .args(["report", "big.log"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.is_empty(), "{:?}: {err}", out.status);
+}

@@ -83,6 +83,55 @@ constexpr const char *RemarkPassName = "copiergen";
 //===----------------------------------------------------------------------===//
 
 extern "C" const CgOptionDesc *copiergen_rust_options(size_t *Count);
+extern "C" bool copiergen_parse_size(const char *Text, size_t Len,
+                                     uint64_t *Value, const char **Syntax,
+                                     size_t *SyntaxLen);
+
+/// A CG_OPTION_SIZE option: a uint64_t that takes the syntax of every
+/// Copier size (`16k`), parsed on the Rust side (copier_abi::parse_size).
+/// A cl::Option of its own: LLVM's cl::parser<uint64_t> is final.
+class SizeOption : public cl::Option {
+  uint64_t Value;
+  uint64_t Default;
+  /// LLVM's uint64_t parser, for help and --print-options output.
+  cl::parser<uint64_t> Printer{*this};
+
+  bool handleOccurrence(unsigned Pos, StringRef, StringRef Arg) override {
+    const char *Syntax = nullptr;
+    size_t SyntaxLen = 0;
+    uint64_t V = 0;
+    if (!copiergen_parse_size(Arg.data(), Arg.size(), &V, &Syntax, &SyntaxLen))
+      return error("'" + Arg + "' is not " + StringRef(Syntax, SyntaxLen));
+    Value = V;
+    setPosition(Pos);
+    return false;
+  }
+  enum cl::ValueExpected getValueExpectedFlagDefault() const override {
+    return cl::ValueRequired;
+  }
+  size_t getOptionWidth() const override {
+    return Printer.getOptionWidth(*this);
+  }
+  void printOptionInfo(size_t GlobalWidth) const override {
+    Printer.printOptionInfo(*this, GlobalWidth);
+  }
+  void printOptionValue(size_t GlobalWidth, bool Force) const override {
+    if (Force || Value != Default)
+      Printer.printOptionDiff(*this, Value, cl::OptionValue<uint64_t>(Default),
+                              GlobalWidth);
+  }
+  void setDefault() override { Value = Default; }
+
+public:
+  SizeOption(StringRef Name, StringRef Help, uint64_t Init)
+      : cl::Option(cl::Optional, cl::NotHidden), Value(Init), Default(Init) {
+    setArgStr(Name);
+    setDescription(Help);
+    setValueStr("size");
+    addArgument();
+  }
+  uint64_t getValue() const { return Value; }
+};
 
 /// The options, in the order of the Rust table. They live as long as the
 /// process: LLVM never unloads a pass plugin, and a cl::opt must outlive
@@ -90,6 +139,12 @@ extern "C" const CgOptionDesc *copiergen_rust_options(size_t *Count);
 std::vector<cl::Option *> &options() {
   static std::vector<cl::Option *> Options;
   return Options;
+}
+
+/// The kind (CgOptionKind) of each option of options().
+std::vector<uint32_t> &optionKinds() {
+  static std::vector<uint32_t> Kinds;
+  return Kinds;
 }
 
 struct OptionRegistrar {
@@ -110,6 +165,9 @@ struct OptionRegistrar {
         O = new cl::opt<bool>(Name, cl::desc(Help),
                               cl::init(D.DefaultUint != 0));
         break;
+      case CG_OPTION_SIZE:
+        O = new SizeOption(Name, Help, D.DefaultUint);
+        break;
       default:
         O = new cl::opt<std::string>(
             Name, cl::desc(Help),
@@ -117,6 +175,7 @@ struct OptionRegistrar {
         break;
       }
       options().push_back(O);
+      optionKinds().push_back(D.Kind);
     }
   }
 };
@@ -210,6 +269,8 @@ void cg_register_module_pass(CgPassBuilder *CPB, const char *NamePtr,
 }
 
 uint64_t cg_option_uint(size_t Idx) {
+  if (optionKinds()[Idx] == CG_OPTION_SIZE)
+    return static_cast<SizeOption *>(options()[Idx])->getValue();
   return static_cast<cl::opt<uint64_t> *>(options()[Idx])->getValue();
 }
 

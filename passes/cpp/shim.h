@@ -60,6 +60,9 @@ enum CgOptionKind : uint32_t {
   CG_OPTION_UINT = 0,
   CG_OPTION_BOOL = 1,
   CG_OPTION_STRING = 2,
+  /// A size in bytes: digits with an optional k, m or g suffix
+  /// (copier_abi::parse_size, parsed by copiergen_parse_size).
+  CG_OPTION_SIZE = 3,
 };
 
 /// One plugin option, described by the Rust side's table (options.rs).

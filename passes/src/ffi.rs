@@ -55,6 +55,7 @@ pub const CG_LTO_PRELINK_PARAMS: &str = "lto-prelink";
 pub const CG_OPTION_UINT: u32 = 0;
 pub const CG_OPTION_BOOL: u32 = 1;
 pub const CG_OPTION_STRING: u32 = 2;
+pub const CG_OPTION_SIZE: u32 = 3;
 
 #[repr(C)]
 pub struct CgOptionDesc {

@@ -30,6 +30,10 @@ use std::sync::OnceLock;
 pub enum OptionDefault {
     /// An unsigned integer option (`-name=N`).
     Uint(u64),
+    /// A size in bytes (`-name=16384`, `-name=16k`): the syntax of every
+    /// Copier size ([`copier_abi::parse_size`]); read with
+    /// [`PluginOption::uint`].
+    Size(u64),
     /// A boolean option (`-name`, `-name=false`).
     Bool(bool),
     /// A string option (`-name=text`).
@@ -72,6 +76,7 @@ pub fn install(options: Vec<&'static PluginOption>) -> &'static [ffi::CgOptionDe
             .map(|o| {
                 let (kind, default_uint, default_str) = match o.default {
                     OptionDefault::Uint(v) => (ffi::CG_OPTION_UINT, v, ""),
+                    OptionDefault::Size(v) => (ffi::CG_OPTION_SIZE, v, ""),
                     OptionDefault::Bool(b) => (ffi::CG_OPTION_BOOL, u64::from(b), ""),
                     OptionDefault::Str(s) => (ffi::CG_OPTION_STRING, 0, s),
                 };
@@ -105,12 +110,13 @@ impl PluginOption {
             .unwrap_or_else(|| panic!("option {} was not registered (missing from its pass's options())", self.name))
     }
 
-    /// Current value of an [`OptionDefault::Uint`] option.
+    /// Current value of an [`OptionDefault::Uint`] or
+    /// [`OptionDefault::Size`] option.
     ///
     /// # Panics
-    /// If the option was not registered or is not a `Uint` option.
+    /// If the option was not registered or is not a `Uint` or `Size` option.
     pub fn uint(&'static self) -> u64 {
-        assert!(matches!(self.default, OptionDefault::Uint(_)), "{} is not a Uint option", self.name);
+        assert!(matches!(self.default, OptionDefault::Uint(_) | OptionDefault::Size(_)), "{} is not a Uint option", self.name);
         // SAFETY: the index is in the table, whose entries the shim registered
         // in the same order with the same kind at load time.
         unsafe { ffi::cg_option_uint(self.index()) }
@@ -194,15 +200,55 @@ fn llvm_uint(v: &str) -> Option<u64> {
     u64::from_str_radix(digits, radix).ok()
 }
 
+/// A size option's value ([`OptionDefault::Size`]): [`copier_abi::parse_size`],
+/// the parser of `copiergen --copier-threshold` and of the runtime's
+/// `COPIER_OPTIONS` sizes, so `16k` means 16384 everywhere.
+pub fn parse_size(value: &str) -> Option<u64> {
+    copier_abi::parse_size(value).map(|v| v as u64)
+}
+
+/// Called by the shim's parser of size options (`SizeParser`): stores the
+/// value of the `len` bytes at `text` in `*value` and returns true, or
+/// returns false with the accepted syntax in `*syntax`/`*syntax_len`
+/// ([`copier_abi::SIZE_SYNTAX`], static text).
+///
+/// # Safety
+/// `text` must be valid for `len` bytes; the three out-pointers valid for
+/// a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn copiergen_parse_size(
+    text: *const c_char,
+    len: usize,
+    value: *mut u64,
+    syntax: *mut *const c_char,
+    syntax_len: *mut usize,
+) -> bool {
+    // SAFETY: the caller guarantees `text` is valid for `len` bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(text.cast::<u8>(), len) };
+    let parsed = std::str::from_utf8(bytes).ok().and_then(parse_size);
+    // SAFETY: the caller guarantees the out-pointers are writable.
+    unsafe {
+        match parsed {
+            Some(v) => *value = v,
+            None => {
+                *syntax = copier_abi::SIZE_SYNTAX.as_ptr().cast::<c_char>();
+                *syntax_len = copier_abi::SIZE_SYNTAX.len();
+            }
+        }
+    }
+    parsed.is_some()
+}
+
 /// Check `value` for an option of type `default` as LLVM's parser would
 /// (`cl::parser<bool>` takes `true`/`TRUE`/`True`/`1`, `false`/`FALSE`/
-/// `False`/`0`), so that a bad value is reported here, once, and never
+/// `False`/`0`; a size option the shim's `SizeParser`, [`parse_size`]), so that a bad value is reported here, once, and never
 /// reaches LLVM, whose own message carries no program name inside a host
 /// that did not parse its command line (`: for the --copiergen-threshold
 /// option: …`). `Err` names the accepted values.
 fn check_value(default: OptionDefault, value: &str) -> Result<(), &'static str> {
     match default {
         OptionDefault::Uint(_) => llvm_uint(value).map(drop).ok_or("an unsigned integer"),
+        OptionDefault::Size(_) => parse_size(value).map(drop).ok_or(copier_abi::SIZE_SYNTAX),
         OptionDefault::Bool(_) => match value {
             "true" | "TRUE" | "True" | "1" | "false" | "FALSE" | "False" | "0" => Ok(()),
             _ => Err("true or false (1 or 0)"),
@@ -265,6 +311,31 @@ mod tests {
         }
         for bad in ["2", "y", "enable"] {
             assert_eq!(parse_flag(bad), None, "{bad}");
+        }
+    }
+
+    /// Trial finding: `-copiergen-threshold=16k` was refused although
+    /// `copiergen cc --copier-threshold=16k` takes it. Size options take
+    /// the one Copier size syntax and name it when they refuse a value.
+    #[test]
+    fn size_values_take_the_copier_size_syntax() {
+        let size = OptionDefault::Size(0);
+        for (v, n) in [("16k", 16384), ("16K", 16384), ("2m", 2 << 20), ("1g", 1 << 30), ("4096", 4096), ("0", 0)] {
+            assert_eq!(parse_size(v), Some(n), "'{v}'");
+            assert_eq!(check_value(size, v), Ok(()), "'{v}'");
+        }
+        for bad in ["16q", "-1", "", "k", "0x10", "18446744073709551616", "17179869184g", "1.5k"] {
+            assert_eq!(parse_size(bad), None, "'{bad}'");
+            assert_eq!(check_value(size, bad), Err(copier_abi::SIZE_SYNTAX), "'{bad}'");
+        }
+        let (mut value, mut syntax, mut len) = (0u64, std::ptr::null(), 0usize);
+        // SAFETY: the text and the out-pointers are valid for the calls.
+        unsafe {
+            assert!(copiergen_parse_size(c"16k".as_ptr(), 3, &mut value, &mut syntax, &mut len));
+            assert_eq!(value, 16384);
+            assert!(!copiergen_parse_size(c"16q".as_ptr(), 3, &mut value, &mut syntax, &mut len));
+            let text = std::slice::from_raw_parts(syntax.cast::<u8>(), len);
+            assert_eq!(text, copier_abi::SIZE_SYNTAX.as_bytes());
         }
     }
 

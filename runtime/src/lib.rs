@@ -74,8 +74,9 @@ fn init_slow(from_ctor: bool) {
         return;
     }
     // (a checker registered before this, at the sanitizer's preinit, has
-    // reported the names unknown to both)
-    copier_adapter::config::load_env(!copier_adapter::hooks::active());
+    // reported the names unknown to both; so has one this copy of the
+    // runtime does not know, the hidden runtime of a shared object)
+    copier_adapter::config::load_env(|| !copier_adapter::hooks::active() && !checker_exported());
     // SAFETY: registering plain extern "C" callbacks.
     unsafe {
         libc::atexit(at_exit);
@@ -93,6 +94,16 @@ fn init_slow(from_ctor: bool) {
     }
     INIT.store(2, Ordering::Release);
     copier_adapter::gate::set_closed(copier_adapter::gate::CLOSED_INIT, false);
+}
+
+/// Whether the process has a CopierSanitizer executable's
+/// [`copier_abi::CHECKER_SYMBOL`] (it warns about unknown `COPIER_OPTIONS`
+/// names, also for a copy of libcopier its hooks do not reach).
+fn checker_exported() -> bool {
+    let name = std::ffi::CString::new(copier_abi::CHECKER_SYMBOL).expect("no NUL in the name");
+    // SAFETY: dlsym with a NUL-terminated name; only the result's nullness
+    // is used.
+    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) }.is_null()
 }
 
 /// The instance of the pending word that code linked against this runtime

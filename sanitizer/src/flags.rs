@@ -127,6 +127,13 @@ pub fn parse(spec: &str, runtime_names: &[&str]) -> (Flags, Vec<String>) {
     (f, warnings)
 }
 
+/// Exported by a `--sanitize` executable ([`copier_abi::CHECKER_SYMBOL`]):
+/// tells every copy of libcopier in the process that this runtime warns
+/// about the `COPIER_OPTIONS` names unknown to both.
+#[unsafe(no_mangle)]
+#[used]
+pub static __copier_san_checks_options: u8 = 1;
+
 static FLAGS: OnceLock<Flags> = OnceLock::new();
 
 /// The flags in force, parsed from `COPIER_OPTIONS` on first use (an
@@ -204,6 +211,13 @@ mod tests {
         assert_eq!(f.exitcode, 1);
         assert!(w.len() == 1 && w[0].contains("bad value 'x' for flag 'exitcode'"), "{w:?}");
         assert!(parse("", &[]).0.halt_on_error);
+    }
+
+    #[test]
+    fn the_checker_symbol_is_the_one_copiergen_exports() {
+        let name = stringify!(__copier_san_checks_options);
+        assert_eq!(name, copier_abi::CHECKER_SYMBOL);
+        assert_eq!(__copier_san_checks_options, 1);
     }
 
     #[test]

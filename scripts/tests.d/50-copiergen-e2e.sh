@@ -15,7 +15,7 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 printf '#include <string.h>\nchar a[1 << 16], b[1 << 16];\nint main(void) { memcpy(b, a, sizeof a); return b[3]; }\n' >"$d/prog.c"
 err=$(cd "$d" && COPIERGEN_OPTIONS=-copiergen-threshold=abc "$COPIERGEN" cc -c prog.c 2>&1 || true)
-want="copiergen: warning: COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-threshold' (expected an unsigned integer); ignored"
+want="copiergen: warning: COPIERGEN_OPTIONS: bad value 'abc' for option '-copiergen-threshold' (expected a size in bytes (digits with an optional k, m or g suffix)); ignored"
 if [ "$err" = "$want" ]; then
   echo "ok: bad COPIERGEN_OPTIONS value: one line: $err"
 else
@@ -144,8 +144,8 @@ fs=testsuite/e2e/adapt/fork_sites.c
 "$COPIERGEN" cc -O1 -g "$fs" -o "$d/fork_sites" >"$d/fork_sites.build" 2>&1 || { cat "$d/fork_sites.build"; exit 1; }
 ff="$d/fork-sites-stats.txt"; rm -f "$ff"
 COPIER_STATS_FILE="$ff" timeout 120 "$d/fork_sites" >/dev/null 2>&1 || { echo "FAILED: fork_sites run"; exit 1; }
-parent_copies=$(awk '/^copier: site .*fork_sites\.c:18:/ { for (i = 1; i <= NF; i++) if ($i ~ /^copies=/) { sub("copies=", "", $i); s += $i } } END { print s + 0 }' "$ff")
-child_copies=$(awk '/^copier: site .*fork_sites\.c:24:/ { for (i = 1; i <= NF; i++) if ($i ~ /^copies=/) { sub("copies=", "", $i); s += $i } } END { print s + 0 }' "$ff")
+parent_copies=$(awk '/^copier: site .*fork_sites\.c:18:/ { for (i = 1; i <= NF; i++) if ($i ~ /^runtime_copies=/) { sub("runtime_copies=", "", $i); s += $i } } END { print s + 0 }' "$ff")
+child_copies=$(awk '/^copier: site .*fork_sites\.c:24:/ { for (i = 1; i <= NF; i++) if ($i ~ /^runtime_copies=/) { sub("runtime_copies=", "", $i); s += $i } } END { print s + 0 }' "$ff")
 if [ "$parent_copies" != 100 ] || [ "$child_copies" != 1 ]; then
   echo "FAILED: sites across fork: the parent's site counts $parent_copies copies (want 100), the child's $child_copies (want 1):"; cat "$ff"; exit 1
 fi

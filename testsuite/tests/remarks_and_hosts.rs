@@ -83,7 +83,7 @@ fn bad_pass_parameters_are_rejected_with_a_message() {
         .expect("opt runs");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("threshold 'abc' is not a byte count"), "{err}");
+    assert!(err.contains("threshold 'abc' is not a size in bytes"), "{err}");
     let out = Command::new(llvm_tool("opt"))
         .arg(format!("-load-pass-plugin={}", plugin_path().display()))
         .args(["-passes=copiergen<threshold=8;no-window>", "-disable-output"])
@@ -91,6 +91,66 @@ fn bad_pass_parameters_are_rejected_with_a_message() {
         .output()
         .expect("opt runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Trial finding: `-copiergen-threshold=16k` (and the same in
+/// `COPIERGEN_OPTIONS`) was refused although `copiergen cc
+/// --copier-threshold=16k` takes it. The option takes every Copier size
+/// (`copier_abi::parse_size`); a bad value is one clear message naming
+/// the syntax.
+#[test]
+fn threshold_option_takes_size_suffixes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ll = dir.path().join("in.ll");
+    std::fs::write(
+        &ll,
+        "@a = global [20000 x i8] zeroinitializer\n@b = global [20000 x i8] zeroinitializer\n\
+         define void @f() {\n  call void @llvm.memcpy.p0.p0.i64(ptr @b, ptr @a, i64 10000, i1 false)\n  ret void\n}\n",
+    )
+    .expect("write");
+    let opt = |args: &[&str], env: Option<&str>| {
+        let mut c = Command::new(llvm_tool("opt"));
+        c.arg(format!("-load-pass-plugin={}", plugin_path().display()))
+            .args(["-passes=copiergen", "-copiergen-min-overlap=0", "-pass-remarks=copiergen", "-pass-remarks-missed=copiergen"])
+            .args(["-disable-output"])
+            .args(args)
+            .arg(&ll)
+            .env_remove("COPIERGEN_OPTIONS");
+        if let Some(v) = env {
+            c.env("COPIERGEN_OPTIONS", v);
+        }
+        c.output().expect("opt runs")
+    };
+    let below = "below the threshold (16384 bytes, -copiergen-threshold)";
+    for (args, env) in [(&["-copiergen-threshold=16k"][..], None), (&[][..], Some("-copiergen-threshold=16K"))] {
+        let out = opt(args, env);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && err.contains(below), "{args:?} {env:?}: {err}");
+        assert!(!err.contains("warning"), "{err}");
+    }
+    let out = opt(&["-copiergen-threshold=8k"], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("llvm.memcpy of 10000 bytes rewritten to amemcpy"), "{err}");
+    let syntax = "a size in bytes (digits with an optional k, m or g suffix)";
+    for bad in ["16q", "-1", "18446744073709551616", "17179869184g", "0x10"] {
+        let out = opt(&[&format!("-copiergen-threshold={bad}")], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{bad}: {err}");
+        assert!(err.contains(&format!("for the --copiergen-threshold option: '{bad}' is not {syntax}")), "{bad}: {err}");
+        let out = opt(&[], Some(&format!("-copiergen-threshold={bad}")));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want = format!("COPIERGEN_OPTIONS: bad value '{bad}' for option '-copiergen-threshold' (expected {syntax}); ignored");
+        assert!(out.status.success() && err.contains(&want) && err.contains(below), "{bad}: {err}");
+        assert_eq!(err.lines().filter(|l| l.contains(bad)).count(), 1, "one message: {err}");
+    }
+    let out = Command::new(llvm_tool("opt"))
+        .arg(format!("-load-pass-plugin={}", plugin_path().display()))
+        .args(["-passes=copiergen<threshold=8k;min-overlap=0>", "-pass-remarks=copiergen", "-disable-output"])
+        .arg(&ll)
+        .output()
+        .expect("opt runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("rewritten to amemcpy"), "{err}");
 }
 
 /// A function with `copies` copies through loaded pointers, each followed

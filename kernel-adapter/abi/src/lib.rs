@@ -47,6 +47,15 @@ pub const DEFAULT_SEGMENT_SIZE: usize = 4096;
 /// pass mostly rewrites) breaks even at 12-16 KiB (ratio 1.000 at 16 KiB).
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 
+/// A symbol a `copiergen cc --sanitize` executable exports
+/// (`-Wl,--export-dynamic-symbol`; defined by CopierSanitizer's runtime):
+/// CopierSanitizer is in the process and warns about every `COPIER_OPTIONS`
+/// name unknown to both it and libcopier. A copy of libcopier its hooks do
+/// not reach (the hidden runtime of a shared object built without
+/// `--sanitize`) finds it with `dlsym` and leaves that warning to it, so
+/// the name is warned once.
+pub const CHECKER_SYMBOL: &str = "__copier_san_checks_options";
+
 /// Names of CopierSanitizer's run-time flags (`sanitizer/src/flags.rs`),
 /// which share `COPIER_OPTIONS` with the runtime's options: the runtime
 /// ignores these names, the sanitizer ignores the runtime's. A test in the
@@ -203,10 +212,14 @@ pub const COPIER_LAZY: u32 = 1;
 /// `copier_submit` flag: the ranges may overlap (`memmove` semantics).
 pub const COPIER_MOVE: u32 = 2;
 
+/// What [`parse_size`] accepts, for messages about a value it rejected
+/// ("expected {SIZE_SYNTAX}").
+pub const SIZE_SYNTAX: &str = "a size in bytes (digits with an optional k, m or g suffix)";
+
 /// A size in bytes as every Copier option takes it (`COPIER_OPTIONS` sizes,
-/// `copiergen --copier-threshold`): decimal digits with an optional `k`,
-/// `m` or `g` suffix (either case; binary units: `16k` is 16384),
-/// surrounding whitespace ignored. `None` for anything else or on overflow.
+/// `copiergen --copier-threshold`, the plugin's `-copiergen-threshold`):
+/// decimal digits with an optional `k`, `m` or `g` suffix (either case;
+/// binary units: `16k` is 16384), surrounding whitespace ignored. `None` for anything else or on overflow.
 pub fn parse_size(s: &str) -> Option<usize> {
     let s = s.trim();
     let (num, mul) = match s.as_bytes().last()? {

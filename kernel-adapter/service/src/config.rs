@@ -231,13 +231,17 @@ pub fn apply(spec: &str) -> Vec<OptionError> {
 
 /// Read `COPIER_OPTIONS`, `COPIER_STATS` and `COPIER_STATS_FILE` from the
 /// environment (in that order, so the single-option variables win); report
-/// bad entries on stderr. Without `report_unknown`, names no option has are
-/// not reported: a registered checker (CopierSanitizer) parses
-/// `COPIER_OPTIONS` too and has reported them, with its own flags.
-pub fn load_env(report_unknown: bool) {
+/// bad entries on stderr. Names no option has are reported only if
+/// `report_unknown()` (asked once, and only for such a name) is true: a
+/// checker in the process (CopierSanitizer) parses `COPIER_OPTIONS` too and
+/// reports them, with its own flags.
+pub fn load_env(report_unknown: impl FnOnce() -> bool) {
     if let Ok(spec) = std::env::var("COPIER_OPTIONS") {
-        for e in apply(&spec) {
-            if report_unknown || !matches!(e, OptionError::Unknown(_)) {
+        let errors = apply(&spec);
+        let unknown = |e: &OptionError| matches!(e, OptionError::Unknown(_));
+        let report_unknown = errors.iter().any(unknown) && report_unknown();
+        for e in errors {
+            if report_unknown || !unknown(&e) {
                 eprintln!("copier: COPIER_OPTIONS: {e}; ignored");
             }
         }

@@ -31,6 +31,7 @@ pub mod lazy_copies;
 pub mod options;
 pub mod pending_free;
 pub mod placement;
+pub mod remark_instances;
 pub mod remarks;
 pub mod section;
 pub mod signals;
@@ -52,7 +53,7 @@ use std::collections::{HashMap, HashSet};
 pub struct CopierGen;
 
 /// Parameters of `-passes=copiergen<...>`, `;`-separated:
-/// `threshold=N` (overrides `-copiergen-threshold`), `window` / `no-window`
+/// `threshold=N` (a size, `16k`; overrides `-copiergen-threshold`), `window` / `no-window`
 /// (override `-copiergen-window`), `min-overlap=N` (overrides
 /// `-copiergen-min-overlap`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -74,7 +75,9 @@ impl Params {
         let mut p = Params::default();
         for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             if let Some(v) = item.strip_prefix("threshold=") {
-                p.threshold = Some(v.parse().map_err(|_| format!("threshold '{v}' is not a byte count"))?);
+                p.threshold = Some(
+                    crate::options::parse_size(v).ok_or_else(|| format!("threshold '{v}' is not {}", copier_abi::SIZE_SYNTAX))?,
+                );
             } else if let Some(v) = item.strip_prefix("min-overlap=") {
                 p.min_overlap = Some(v.parse().map_err(|_| format!("min-overlap '{v}' is not an instruction count"))?);
             } else if item == "window" {
@@ -280,8 +283,9 @@ fn remark_every_copy(cx: &ModuleContext<'_>, why: &SkipReason) {
         if !fa.remarks_enabled() {
             return;
         }
+        let cr = remark_instances::CopyRemarks::new(&fa);
         for (i, name) in found {
-            remarks::skipped(&fa, i, &name, const_len_of(i), why);
+            remarks::skipped(&cr, i, &name, const_len_of(i), why);
         }
     }
 }
@@ -327,11 +331,13 @@ fn run_on_function(
     if unguarded_copy {
         fa.quiet_remarks();
     }
+    // (flushed before the IR changes, or when dropped on an early return)
+    let cr = remark_instances::CopyRemarks::new(&fa);
     let remarks = fa.remarks_enabled();
     let skip_all = |why: SkipReason| {
         if remarks {
             for (i, _, _, name) in &found {
-                remarks::skipped(&fa, *i, name, const_len_of(*i), &why);
+                remarks::skipped(&cr, *i, name, const_len_of(*i), &why);
             }
         }
         false
@@ -371,7 +377,7 @@ fn run_on_function(
             Ok(c) => calls.push(c),
             Err(why) => {
                 if remarks {
-                    remarks::skipped(&fa, *i, name, const_len_of(*i), &why);
+                    remarks::skipped(&cr, *i, name, const_len_of(*i), &why);
                 }
             }
         }
@@ -412,7 +418,7 @@ fn run_on_function(
         if remarks {
             for c in copies {
                 let why = SkipReason::TooLarge(over.queries, cfg.max_queries);
-                remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
+                remarks::skipped(&cr, c.call.call, &c.call.callee, c.call.const_len, &why);
             }
         }
         // Callers rely on a guarded function: wait for them at its entry.
@@ -437,7 +443,7 @@ fn run_on_function(
             match why {
                 Some(why) => {
                     if remarks {
-                        remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
+                        remarks::skipped(&cr, c.call.call, &c.call.callee, c.call.const_len, &why);
                     }
                 }
                 None => kept.push(c),
@@ -455,7 +461,7 @@ fn run_on_function(
     if !plan.reachable.iter().any(|&r| r) && !is_guarded {
         if remarks {
             for c in &copies {
-                remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
+                remarks::skipped(&cr, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
             }
         }
         return false;
@@ -469,7 +475,7 @@ fn run_on_function(
             if remarks {
                 for c in &copies {
                     let why = SkipReason::RuntimeDeclConflict(name.clone());
-                    remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &why);
+                    remarks::skipped(&cr, c.call.call, &c.call.callee, c.call.const_len, &why);
                 }
             }
             return false;
@@ -481,12 +487,20 @@ fn run_on_function(
     if remarks {
         for (i, c) in copies.iter().enumerate() {
             if plan.reachable[i] {
-                remarks::rewritten(&fa, &c.call);
+                remarks::rewritten(&cr, &c.call);
                 if let Some(size_profile::Verdict::Long { calls, long }) = c.profile {
-                    remarks::profiled_long(&fa, &c.call, calls, long, cfg.threshold);
+                    remarks::profiled_long(&cr, &c.call, calls, long, cfg.threshold);
                 }
             } else {
-                remarks::skipped(&fa, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
+                remarks::skipped(&cr, c.call.call, &c.call.callee, c.call.const_len, &SkipReason::Unreachable);
+            }
+        }
+        let numbers = cr.flush();
+        for pc in &mut copies {
+            // (later remarks name the copy: with its instance, if the copy
+            // remarks of its location needed one)
+            if let (Some(&(i, n)), Some(loc)) = (numbers.get(&pc.call.call), &mut pc.loc) {
+                *loc = format!("{loc} (instance {i} of {n})");
             }
         }
         for point in &plan.points {
@@ -722,7 +736,8 @@ mod tests {
             Params::parse(" window ; threshold=0;min-overlap=3 ").unwrap(),
             Params { threshold: Some(0), window: Some(true), min_overlap: Some(3) }
         );
-        assert!(Params::parse("threshold=-1").unwrap_err().contains("not a byte count"));
+        assert!(Params::parse("threshold=-1").unwrap_err().contains("is not a size in bytes"));
+        assert_eq!(Params::parse("threshold=16k").unwrap().threshold, Some(16384));
         assert!(Params::parse("fast").unwrap_err().contains("unknown parameter 'fast'"));
     }
 

@@ -4,14 +4,15 @@
 use crate::options::{OptionDefault, PluginOption};
 
 /// `-copiergen-threshold=N`: copies whose length is a compile-time constant
-/// below N bytes stay synchronous `memcpy`. Default: the runtime's inline
-/// threshold [`copier_abi::DEFAULT_THRESHOLD`], below which submitting costs
-/// more than copying. Overridden by the pass parameter
-/// `copiergen<threshold=N>`.
+/// below N bytes stay synchronous `memcpy`. N is a size as
+/// `copiergen --copier-threshold` takes it (`16384`, `16k`:
+/// [`copier_abi::parse_size`]). Default: the runtime's inline threshold
+/// [`copier_abi::DEFAULT_THRESHOLD`], below which submitting costs more
+/// than copying. Overridden by the pass parameter `copiergen<threshold=N>`.
 pub static THRESHOLD: PluginOption = PluginOption {
     name: "copiergen-threshold",
-    help: "Constant-length copies shorter than this many bytes stay synchronous (default: libcopier's inline threshold)",
-    default: OptionDefault::Uint(copier_abi::DEFAULT_THRESHOLD as u64),
+    help: "Constant-length copies shorter than this many bytes (e.g. 16384 or 16k) stay synchronous (default: libcopier's inline threshold)",
+    default: OptionDefault::Size(copier_abi::DEFAULT_THRESHOLD as u64),
 };
 
 /// `-copiergen-window=false` disables the windowed wait in loops (a cached

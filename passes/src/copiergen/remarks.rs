@@ -14,12 +14,19 @@
 //! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
 //! | passed | `LazyCopy`       | the copy          | `copy submitted with amemcpy_lazy: its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at 1 point (a free, the end of its frame), where copier_drop drops the copy unexecuted` (`lazy_copies`) |
 //! | missed | `<reason>`       | the copy          | `memcpy of 64 bytes stays synchronous: constant length 64 bytes is below the threshold (16384 bytes, -copiergen-threshold)` |
+//!
 //! | missed | `ConservativeSync` | the guarded inst. | `could not prove that call to 'f' at ... leaves memcpy at ... alone (the callee may read the destination); synchronizing the whole copy` |
+//!
+//! Copy remarks (`AsyncCopy`, `ProfiledLong`, the missed reasons) go through
+//! [`CopyRemarks`]: instances of one call that the optimizer duplicated and
+//! that get different remarks say which one each is about
+//! (`(instance 2 of 2 at this location)`, [`super::remark_instances`]).
 
 use super::candidates::{CopyCall, CopyForm, CopyKind, ObjectSizeCheck, SkipReason};
 use super::effects::{AccessSize, FullReason, NarrowReason};
 use super::emit;
 use super::placement::{PendingCopy, Plan, SyncPoint, SyncRange};
+use super::remark_instances::CopyRemarks;
 use crate::context::{Bounds, FunctionAnalyses, RemarkKind};
 use crate::ir;
 use copier_abi::symbols;
@@ -161,27 +168,23 @@ fn size_display(size: AccessSize) -> String {
 }
 
 /// Remark for a copy that stays synchronous.
-pub fn skipped(fa: &FunctionAnalyses<'_>, call: LLVMValueRef, callee: &str, len: Option<u64>, why: &SkipReason) {
+pub fn skipped(cr: &CopyRemarks<'_, '_>, call: LLVMValueRef, callee: &str, len: Option<u64>, why: &SkipReason) {
     let len = match why {
         SkipReason::BelowThreshold(n, _) => Some(*n),
         _ => len,
     };
-    fa.remark(
-        RemarkKind::Missed,
-        why.remark_name(),
-        Some(call),
-        &[
-            ("Callee", callee_display(callee)),
-            s(" of "),
-            ("Length", length_display(len)),
-            s(" stays synchronous: "),
-            ("Reason", why.describe()),
-        ],
-    );
+    let args = vec![
+        ("Callee", callee_display(callee)),
+        s(" of "),
+        ("Length", length_display(len)),
+        s(" stays synchronous: "),
+        ("Reason", why.describe()),
+    ];
+    cr.add(RemarkKind::Missed, why.remark_name(), call, args, 3);
 }
 
 /// Remark for a rewritten copy.
-pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
+pub fn rewritten(cr: &CopyRemarks<'_, '_>, c: &CopyCall) {
     let replacement = match c.kind {
         CopyKind::Copy => symbols::public_name(symbols::AMEMCPY),
         CopyKind::Move => symbols::public_name(symbols::AMEMMOVE),
@@ -196,28 +199,24 @@ pub fn rewritten(fa: &FunctionAnalyses<'_>, c: &CopyCall) {
     if c.form == CopyForm::Checked && c.check == ObjectSizeCheck::Runtime {
         args.push(s(" (object-size check kept inline)"));
     }
-    fa.remark(RemarkKind::Passed, "AsyncCopy", Some(c.call), &args);
+    cr.add(RemarkKind::Passed, "AsyncCopy", c.call, args, 3);
 }
 
 /// Remark for a rewritten copy whose size profile has it long: it submits
 /// without the run-time size split.
-pub fn profiled_long(fa: &FunctionAnalyses<'_>, c: &CopyCall, calls: u64, long: u64, threshold: u64) {
+pub fn profiled_long(cr: &CopyRemarks<'_, '_>, c: &CopyCall, calls: u64, long: u64, threshold: u64) {
     let share = if long == calls { "all".to_owned() } else { format!("{long}") };
-    fa.remark(
-        RemarkKind::Passed,
-        "ProfiledLong",
-        Some(c.call),
-        &[
-            ("Callee", callee_display(&c.callee)),
-            s(" submits without the size split: the size profile (-fprofile-use) has "),
-            ("Share", share),
-            s(" of its "),
-            ("Calls", calls.to_string()),
-            s(" calls at least "),
-            ("Threshold", threshold.to_string()),
-            s(" bytes long"),
-        ],
-    );
+    let args = vec![
+        ("Callee", callee_display(&c.callee)),
+        s(" submits without the size split: the size profile (-fprofile-use) has "),
+        ("Share", share),
+        s(" of its "),
+        ("Calls", calls.to_string()),
+        s(" calls at least "),
+        ("Threshold", threshold.to_string()),
+        s(" bytes long"),
+    ];
+    cr.add(RemarkKind::Passed, "ProfiledLong", c.call, args, 1);
 }
 
 /// Remarks for one sync point.
