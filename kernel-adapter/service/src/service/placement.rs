@@ -49,11 +49,12 @@ impl Placement {
     /// affinity mask (read now: the program or the user may have bound the
     /// thread since) holds another CPU. Returns true when the thread moved.
     pub(crate) fn yielded(&mut self, gap_ns: u64) -> bool {
-        if gap_ns < SHARED_GAP_NS {
-            return false;
-        }
-        let now = now_ns();
-        if now < self.next_ok {
+        gap_ns >= SHARED_GAP_NS && self.yielded_at(gap_ns, now_ns())
+    }
+
+    /// [`yielded`](Self::yielded) at time `now` (ns).
+    fn yielded_at(&mut self, gap_ns: u64, now: u64) -> bool {
+        if gap_ns < SHARED_GAP_NS || now < self.next_ok {
             return false;
         }
         self.backoff = if now - self.last_move > CALM_NS { MIN_BACKOFF_NS } else { (self.backoff * 2).min(MAX_BACKOFF_NS) };
@@ -141,9 +142,29 @@ mod tests {
         let after = own_mask().expect("mask");
         // SAFETY: valid sets.
         assert!(unsafe { libc::CPU_EQUAL(&before, &after) }, "the mask is restored");
-        // back-off: a second long yield right after does not move again
-        assert!(!p.yielded(SHARED_GAP_NS));
         assert_eq!(p.moves, 1);
+    }
+
+    #[test]
+    fn moves_back_off_while_needed_and_reset_after_a_calm() {
+        let mut p = Placement::new();
+        if cpus(&own_mask().expect("mask")) < 2 {
+            return;
+        }
+        let t = 10 * CALM_NS;
+        assert!(p.yielded_at(SHARED_GAP_NS, t));
+        // within the back-off: no move
+        assert!(!p.yielded_at(SHARED_GAP_NS, t + MIN_BACKOFF_NS - 1));
+        // after it: a move, and the back-off doubles
+        assert!(p.yielded_at(SHARED_GAP_NS, t + MIN_BACKOFF_NS));
+        let t2 = t + MIN_BACKOFF_NS;
+        assert!(!p.yielded_at(SHARED_GAP_NS, t2 + 2 * MIN_BACKOFF_NS - 1));
+        assert!(p.yielded_at(SHARED_GAP_NS, t2 + 2 * MIN_BACKOFF_NS));
+        // a calm longer than CALM_NS starts from the least back-off again
+        let t3 = t2 + 2 * MIN_BACKOFF_NS + CALM_NS + 1;
+        assert!(p.yielded_at(SHARED_GAP_NS, t3));
+        assert!(p.yielded_at(SHARED_GAP_NS, t3 + MIN_BACKOFF_NS));
+        assert_eq!(p.moves, 5);
     }
 
     #[test]
