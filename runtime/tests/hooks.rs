@@ -1,5 +1,6 @@
 //! Sanitizer hooks: every submit (inline ones included) reaches `on_submit`
-//! before the copy can complete, every sync reaches `on_sync`/`on_sync_all`,
+//! before the copy can complete, every sync reaches `on_sync`/`on_sync_all` (a `csync_all` also its
+//! begin), every submit's return reaches `on_submitted`,
 //! `copier_submit`'s handle is bound to the copy `on_submit` named and its
 //! `copier_wait` reaches `on_wait` with that handle, handlers are bracketed, and `csync_ready_end` returns exactly `addr + n`
 //! while a checker is registered.
@@ -12,6 +13,8 @@ static SUBMITS: AtomicUsize = AtomicUsize::new(0);
 static SUBMIT_BYTES: AtomicUsize = AtomicUsize::new(0);
 static SYNCS: AtomicUsize = AtomicUsize::new(0);
 static SYNC_ALLS: AtomicUsize = AtomicUsize::new(0);
+static SYNC_ALL_BEGINS: AtomicUsize = AtomicUsize::new(0);
+static SUBMITTED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
 static ENTER: AtomicUsize = AtomicUsize::new(0);
 static EXIT: AtomicUsize = AtomicUsize::new(0);
 static HANDLED: AtomicUsize = AtomicUsize::new(0);
@@ -38,7 +41,17 @@ fn on_wait(handle: u64, offset: usize, len: usize) {
 fn on_sync(_a: usize, _n: usize) {
     SYNCS.fetch_add(1, Relaxed);
 }
+fn on_submitted(copy: u64) {
+    // after the submit returned: never before its on_submit
+    assert!(copy as usize <= SUBMITS.load(Relaxed), "on_submitted({copy}) before its on_submit");
+    SUBMITTED.lock().unwrap().push(copy);
+}
+fn on_sync_all_begin() {
+    assert_eq!(SYNC_ALL_BEGINS.load(Relaxed), SYNC_ALLS.load(Relaxed), "begin before the wait's end");
+    SYNC_ALL_BEGINS.fetch_add(1, Relaxed);
+}
 fn on_sync_all() {
+    assert_eq!(SYNC_ALL_BEGINS.load(Relaxed), SYNC_ALLS.load(Relaxed) + 1, "each csync_all's end follows its begin");
     SYNC_ALLS.fetch_add(1, Relaxed);
 }
 fn on_enter(_d: usize, _s: usize, _n: usize) {
@@ -57,6 +70,8 @@ static HOOKS: copier::hooks::Hooks = copier::hooks::Hooks {
     on_handle: Some(on_handle),
     on_sync: Some(on_sync),
     on_wait: Some(on_wait),
+    on_submitted: Some(on_submitted),
+    on_sync_all_begin: Some(on_sync_all_begin),
     on_sync_all: Some(on_sync_all),
     on_handler_enter: Some(on_enter),
     on_handler_exit: Some(on_exit),
@@ -92,6 +107,8 @@ fn hooks_see_every_submit_and_sync() {
     assert_eq!(SUBMIT_BYTES.load(Relaxed), 4 * n + 116);
     assert!(SYNCS.load(Relaxed) >= 2, "csync, csync_ready_end");
     assert_eq!(SYNC_ALLS.load(Relaxed), 1);
+    assert_eq!(SYNC_ALL_BEGINS.load(Relaxed), 1);
+    assert_eq!(*SUBMITTED.lock().unwrap(), [1, 2, 3, 4, 5, 6], "every submit's return reaches on_submitted, in order");
     assert_eq!(HANDLED.load(Relaxed), 1);
     assert_eq!((ENTER.load(Relaxed), EXIT.load(Relaxed)), (1, 1));
     assert_eq!(dst, src);

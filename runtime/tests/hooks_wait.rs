@@ -29,6 +29,8 @@ static HOOKS: copier::hooks::Hooks = copier::hooks::Hooks {
     on_handle: Some(on_handle),
     on_sync: None,
     on_wait: Some(on_wait),
+    on_submitted: None,
+    on_sync_all_begin: None,
     on_sync_all: None,
     on_handler_enter: None,
     on_handler_exit: None,

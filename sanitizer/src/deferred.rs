@@ -87,8 +87,17 @@ pub enum Event {
         /// Bytes.
         len: usize,
     },
-    /// `on_sync_all`.
-    SyncAll,
+    /// `on_submitted` of copy `copy`.
+    Published {
+        /// Copy number.
+        copy: u64,
+    },
+    /// `on_sync_all` of a `csync_all` that began at publication place
+    /// `upto` ([`crate::tracker::Tracker::sync_all_upto`]).
+    SyncAll {
+        /// The place.
+        upto: u64,
+    },
 }
 
 struct Slot {
@@ -167,7 +176,7 @@ impl Log {
             }
         };
         // SAFETY: this producer claimed the slot (see `impl Sync`, 1).
-        unsafe { fill((*slot.event.get()).write(Event::SyncAll), &mut *slot.stack.get()) };
+        unsafe { fill((*slot.event.get()).write(Event::SyncAll { upto: 0 }), &mut *slot.stack.get()) };
         // published: the consumer's Acquire load pairs with this
         slot.seq.store(lap + 1, Release);
         true
@@ -264,7 +273,8 @@ fn apply<S: ShadowMem>(t: &mut Tracker<S>, ev: &Event, stack: &[usize; STACK]) {
         Event::Wait { handle, offset, len } => {
             t.wait(handle, offset, len);
         }
-        Event::SyncAll => t.sync_all(),
+        Event::Published { copy } => t.mark_published(copy, crate::hooks::next_published()),
+        Event::SyncAll { upto } => t.sync_all_upto(upto),
     }
 }
 
@@ -371,14 +381,14 @@ mod tests {
         let mut popped = Vec::new();
         assert!(log.push(|outer, _| {
             // the "handler": runs while the outer slot is claimed
-            assert!(log.push(|inner, _| *inner = Event::SyncAll));
+            assert!(log.push(|inner, _| *inner = Event::SyncAll { upto: 3 }));
             // SAFETY: the test is the queue's only consumer.
             assert!(!unsafe { log.pop(|_, _| unreachable!("consumed past an unpublished slot")) });
             *outer = Event::Handle { copy: 1, handle: 2 };
         }));
         // SAFETY: the test is the queue's only consumer.
         while unsafe { log.pop(|e, _| popped.push(*e)) } {}
-        assert_eq!(popped, [Event::Handle { copy: 1, handle: 2 }, Event::SyncAll]);
+        assert_eq!(popped, [Event::Handle { copy: 1, handle: 2 }, Event::SyncAll { upto: 3 }]);
     }
 
     /// Replaying a submit and a sync queued by a handler leaves the tracker

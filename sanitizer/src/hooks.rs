@@ -10,7 +10,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 
 use copier::hooks::{set_hooks, Hooks};
 
@@ -25,6 +25,8 @@ static HOOKS: Hooks = Hooks {
     on_handle: Some(on_handle),
     on_sync: Some(on_sync),
     on_wait: Some(on_wait),
+    on_submitted: Some(on_submitted),
+    on_sync_all_begin: Some(on_sync_all_begin),
     on_sync_all: Some(on_sync_all),
     on_handler_enter: Some(on_handler_enter),
     on_handler_exit: Some(on_handler_exit),
@@ -310,17 +312,67 @@ pub fn ready_end(addr: usize, n: usize) -> usize {
     end.min(copier_abi::symbols::READY_END_ABOVE)
 }
 
-fn on_sync_all() {
+/// Places of libcopier's submit returns ([`on_submitted`]), in order.
+static PUBLISHED_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// The next publication place (under the tracker lock).
+pub(crate) fn next_published() -> u64 {
+    PUBLISHED_SEQ.fetch_add(1, AcqRel) + 1
+}
+
+fn on_submitted(copy: u64) {
     if LIVE.load(Relaxed) == 0 {
         return;
     }
     if thread::in_runtime() {
-        LOG.record(Event::SyncAll);
+        LOG.record(Event::Published { copy });
         return;
     }
     let _g = RuntimeGuard::enter();
     let mut t = lock_tracker();
-    t.sync_all();
+    let seq = next_published();
+    t.mark_published(copy, seq);
+}
+
+thread_local! {
+    /// The publication places at which this thread's `csync_all`s began,
+    /// innermost last (a completion or signal handler's `csync_all` nests).
+    static SYNC_ALL_BEGAN: Cell<([u64; 8], usize)> = const { Cell::new(([0; 8], 0)) };
+}
+
+fn on_sync_all_begin() {
+    let token = PUBLISHED_SEQ.load(Acquire);
+    let _ = SYNC_ALL_BEGAN.try_with(|c| {
+        let (mut v, n) = c.get();
+        if n < v.len() {
+            v[n] = token;
+        }
+        c.set((v, n + 1));
+    });
+}
+
+fn on_sync_all() {
+    // (0 when the begin was not seen: release nothing, stay conservative)
+    let token = SYNC_ALL_BEGAN
+        .try_with(|c| {
+            let (v, n) = c.get();
+            if n == 0 {
+                return 0;
+            }
+            c.set((v, n - 1));
+            if n <= v.len() { v[n - 1] } else { 0 }
+        })
+        .unwrap_or(0);
+    if LIVE.load(Relaxed) == 0 {
+        return;
+    }
+    if thread::in_runtime() {
+        LOG.record(Event::SyncAll { upto: token });
+        return;
+    }
+    let _g = RuntimeGuard::enter();
+    let mut t = lock_tracker();
+    t.sync_all_upto(token);
     crate::publish(&t);
 }
 

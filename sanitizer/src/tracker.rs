@@ -82,6 +82,10 @@ pub struct PendingCopy {
     pub origin: Origin,
     /// The descriptor handle `copier_submit` returned for it (0: none).
     pub handle: u64,
+    /// Where libcopier's submit of it returned, in the order of
+    /// [`Tracker::mark_published`] (0: not yet): a `csync_all` waits for the
+    /// copies published before it began ([`Tracker::sync_all_upto`]).
+    pub published: u64,
 }
 
 /// Who submitted a copy: the program itself (its `amemcpy`, `amemmove`,
@@ -223,7 +227,7 @@ impl<S: ShadowMem> Tracker<S> {
         self.cover_src.add(src, src + len, id);
         self.copies.insert(
             id,
-            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len), origin, handle: 0 },
+            PendingCopy { id, dst, src, len, flags, thread, stack, pend_dst: RangeSet::new(0, len), pend_src: RangeSet::new(0, len), origin, handle: 0, published: 0 },
         );
         *self.per_thread.entry(thread).or_insert(0) += 1;
         if origin == Origin::Program {
@@ -232,6 +236,34 @@ impl<S: ShadowMem> Tracker<S> {
         shadow::set(&self.shadow, dst, len, DST_BITS);
         shadow::set(&self.shadow, src, len, SRC_BITS);
         Some(id)
+    }
+
+    /// libcopier's submit of pending copy `id` returned; `seq` is its place
+    /// in the order of such returns (increasing). Nothing if `id` is not
+    /// pending or already marked.
+    pub fn mark_published(&mut self, id: u64, seq: u64) {
+        if let Some(c) = self.copies.get_mut(&id) {
+            if c.published == 0 {
+                c.published = seq;
+            }
+        }
+    }
+
+    /// A `csync_all` that began when the last published copy had place
+    /// `token` returned: release the copies published up to then. A copy
+    /// whose submit had not returned when it began may not have reached
+    /// libcopier's queue before the wait looked, so it stays pending (were
+    /// it released, the sanitizer's count could fall to 0 while libcopier
+    /// still copies, and instrumented code skips its waits at 0).
+    pub fn sync_all_upto(&mut self, token: u64) {
+        let done: Vec<(u64, usize, usize)> = self.copies.values().filter(|c| c.published != 0 && c.published <= token).map(|c| (c.id, c.dst, c.len)).collect();
+        if done.len() == self.copies.len() {
+            self.sync_all();
+            return;
+        }
+        for (id, dst, len) in done {
+            self.release_copy(id, dst, len);
+        }
     }
 
     /// The runtime's descriptor `handle` names pending copy `id` (a
@@ -929,6 +961,37 @@ mod tests {
         t.sync_thread(d, 96, 0);
         assert!(t.is_empty());
         assert_eq!(state(&t.shadow, d + 40), 0);
+    }
+
+    /// Trial finding (a wrong result in a `--sanitize` build): a
+    /// `csync_all` on one thread released a copy whose submit had reached
+    /// the checker but not yet libcopier's queue on another thread; the
+    /// count fell to 0 and that thread's instrumented reads skipped their
+    /// waits. Only copies published before the `csync_all` began leave.
+    #[test]
+    fn sync_all_releases_only_copies_published_before_it_began() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 2 * ARENA));
+        let a = t.submit(BASE + 256, BASE, 64, 0, 0, Box::new([])).unwrap();
+        let b = t.submit(BASE + 384, BASE + 128, 64, 0, 1, Box::new([])).unwrap();
+        t.mark_published(a, 1);
+        // the csync_all began at place 1: b's submit had not returned
+        t.sync_all_upto(1);
+        assert!(t.get(a).is_none(), "a was published before the csync_all: complete");
+        assert!(t.get(b).is_some() && t.len() == 1, "b stays pending");
+        assert_eq!(state(&t.shadow, BASE + 384 + 10) & DST_BITS, DST_BITS, "b's destination is still pending");
+        assert_eq!(state(&t.shadow, BASE + 256 + 10), 0);
+        // published later than the csync_all began: still not released by it
+        t.mark_published(b, 2);
+        t.sync_all_upto(1);
+        assert!(t.get(b).is_some());
+        // a later csync_all releases it, and the tracker is empty again
+        t.sync_all_upto(2);
+        assert!(t.is_empty());
+        // a token of 0 (the begin was not seen) releases nothing
+        let c = t.submit(BASE + 448, BASE, 32, 0, 0, Box::new([])).unwrap();
+        t.mark_published(c, 3);
+        t.sync_all_upto(0);
+        assert!(t.get(c).is_some());
     }
 
     /// `copier_wait` of one copy releases that copy's bytes only (defect:

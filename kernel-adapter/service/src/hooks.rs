@@ -35,7 +35,16 @@ pub struct Hooks {
     /// longer knows the copy's length). Called on every path that returns
     /// 0, the recycled slot's included; not for -1.
     pub on_wait: Option<fn(handle: u64, offset: usize, len: usize)>,
-    /// `csync_all()`, after waiting.
+    /// The submit of the copy `on_submit` named `copy` (never 0) returned:
+    /// the runtime holds it (queued, or complete). Called on the submitting
+    /// thread. A `csync_all` that starts after this waits for the copy; one
+    /// that started between `on_submit` and this may not.
+    pub on_submitted: Option<fn(copy: u64)>,
+    /// `csync_all()` starts: it waits for the copies whose `on_submitted`
+    /// came before this, on any thread (and for the calling thread's own).
+    pub on_sync_all_begin: Option<fn()>,
+    /// `csync_all()`, after waiting (paired with `on_sync_all_begin` on the
+    /// same thread).
     pub on_sync_all: Option<fn()>,
     /// Before a completion handler runs: the task's `(dst, src, len)`.
     pub on_handler_enter: Option<fn(dst: usize, src: usize, len: usize)>,
@@ -68,6 +77,17 @@ pub fn bind_handle(copy: u64, handle: u64) {
     if copy != 0 && handle != 0 {
         if let Some(f) = get().and_then(|h| h.on_handle) {
             f(copy, handle);
+        }
+    }
+}
+
+/// Tell the checker that the submit of `copy` returned (see
+/// [`Hooks::on_submitted`]); nothing for 0.
+#[inline]
+pub fn submitted(copy: u64) {
+    if copy != 0 {
+        if let Some(f) = get().and_then(|h| h.on_submitted) {
+            f(copy);
         }
     }
 }

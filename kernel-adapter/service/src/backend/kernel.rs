@@ -96,11 +96,11 @@ fn shift_for(n: usize) -> Option<u32> {
 /// # Safety
 /// As `service::submit`.
 pub(crate) unsafe fn submit(dev: &Device, dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
-    if let Some(f) = hooks::get().and_then(|h| h.on_submit) {
-        f(dst as usize, src as usize, n, flags);
-    }
+    let copy = hooks::get().and_then(|h| h.on_submit).map_or(0, |f| f(dst as usize, src as usize, n, flags));
     // SAFETY: caller contract.
-    unsafe { submit_hooked(dev, dst, src, n, handler, arg) }
+    let h = unsafe { submit_hooked(dev, dst, src, n, handler, arg) };
+    hooks::submitted(copy);
+    h
 }
 
 /// As [`submit`], for `copier_submit`: the checker also learns which
@@ -113,6 +113,7 @@ pub(crate) unsafe fn submit_desc(dev: &Device, dst: *mut u8, src: *const u8, n: 
     // SAFETY: caller contract.
     let h = unsafe { submit_hooked(dev, dst, src, n, handler, arg) };
     hooks::bind_handle(copy, h);
+    hooks::submitted(copy);
     h
 }
 

@@ -434,6 +434,9 @@ pub fn csync(addr: usize, n: usize) {
 /// handler another thread runs may itself be waiting in `csync_all` (both
 /// would wait forever).
 pub fn csync_all() {
+    if let Some(f) = hooks::get().and_then(|h| h.on_sync_all_begin) {
+        f();
+    }
     settle_abandoned_replay();
     // Order matters: a retirer publishes HANDLERS_QUEUED before it frees
     // the slot (tail), and a handler runner counts itself in

@@ -36,9 +36,11 @@ pub(crate) fn call_submit_hook(dst: usize, src: usize, n: usize, flags: u32) -> 
 /// `handler`, if non-zero, is an `extern "C" fn(*mut c_void)`.
 pub unsafe fn submit(dst: *mut u8, src: *const u8, n: usize, flags: u32, handler: usize, arg: usize) -> u64 {
     settle_abandoned_replay();
-    call_submit_hook(dst as usize, src as usize, n, flags);
+    let copy = call_submit_hook(dst as usize, src as usize, n, flags);
     // SAFETY: caller contract.
-    unsafe { submit_hooked(dst, src, n, flags, handler, arg) }
+    let h = unsafe { submit_hooked(dst, src, n, flags, handler, arg) };
+    hooks::submitted(copy);
+    h
 }
 
 /// As [`submit`], for a submit that hands the program its descriptor
@@ -54,6 +56,7 @@ pub unsafe fn submit_desc(dst: *mut u8, src: *const u8, n: usize, flags: u32, ha
     // SAFETY: caller contract.
     let h = unsafe { submit_hooked(dst, src, n, flags, handler, arg) };
     hooks::bind_handle(copy, h);
+    hooks::submitted(copy);
     h
 }
 
