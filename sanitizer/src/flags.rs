@@ -48,7 +48,7 @@ flags! {
     /// Exit after the first report (1). With 0 the program goes on and each distinct site (kind, source line) is reported once.
     halt_on_error: bool = true;
     /// Exit status after a report: at once with halt_on_error=1; at exit (overriding the program's status) if any report was printed with halt_on_error=0.
-    exitcode: i32 = 1;
+    exitcode: u8 = 1;
     /// Call abort() instead of _exit(exitcode) after a report (for a core dump).
     abort_on_error: bool = false;
     /// Frames of the submitting stack recorded per copy (0 records none; captured raw, symbolized only in a report).
@@ -70,11 +70,14 @@ trait FlagValue: Sized {
 
 impl FlagValue for bool {
     fn parse(s: &str) -> Option<Self> {
-        match s.trim() {
-            "1" | "true" | "yes" => Some(true),
-            "0" | "false" | "no" => Some(false),
-            _ => None,
-        }
+        // (as libcopier's options: an empty value is no flag value here)
+        if s.trim().is_empty() { None } else { copier_abi::parse_bool(s) }
+    }
+}
+
+impl FlagValue for u8 {
+    fn parse(s: &str) -> Option<Self> {
+        s.trim().parse().ok()
     }
 }
 
@@ -211,6 +214,15 @@ mod tests {
         assert_eq!(f.exitcode, 1);
         assert!(w.len() == 1 && w[0].contains("bad value 'x' for flag 'exitcode'"), "{w:?}");
         assert!(parse("", &[]).0.halt_on_error);
+        // trial finding: exitcode=300 was taken, and the process exited 44
+        let (f, w) = parse("exitcode=300", &[]);
+        assert_eq!(f.exitcode, 1);
+        assert!(w.len() == 1 && w[0].contains("bad value '300' for flag 'exitcode' (u8)"), "{w:?}");
+        // trial finding: on/off and any case, as elsewhere
+        for (v, want) in [("on", true), ("TRUE", true), ("Yes", true), ("off", false), ("No", false), ("0", false)] {
+            let (f, w) = parse(&format!("halt_on_error={v}"), &[]);
+            assert!(w.is_empty() && f.halt_on_error == want, "{v}: {w:?}");
+        }
     }
 
     #[test]

@@ -210,7 +210,7 @@ pub extern "C" fn exit_status_on_reports() {
     // stdout would otherwise be lost by _exit); _exit has no preconditions.
     unsafe {
         libc::fflush(core::ptr::null_mut());
-        libc::_exit(f.exitcode)
+        libc::_exit(f.exitcode as i32)
     }
 }
 
@@ -259,6 +259,6 @@ fn emit(e: &dyn ErrorReport, recover: bool) {
         }
         // SAFETY: _exit has no preconditions; it skips atexit handlers, which
         // might touch the pending buffers again.
-        unsafe { libc::_exit(f.exitcode) };
+        unsafe { libc::_exit(f.exitcode as i32) };
     }
 }

@@ -124,7 +124,7 @@ fn accepted(name: &str, kind: &str) -> (&'static str, fn(usize) -> bool) {
         ("queue_depth", _) => ("2 to 65536 (rounded up to a power of two)", |v| (2..=1 << 16).contains(&v)),
         ("exec_batch" | "claim_max", _) => ("1 to 64", |v| (1..=64).contains(&v)),
         ("max_round_bytes", _) => ("a size of at least 1 byte (k, m, g suffixes)", |v| v >= 1),
-        (_, "flag") => ("0 or 1 (also false/true, no/yes)", |_| true),
+        (_, "flag") => ("0 or 1 (also false/true, no/yes, off/on, in any case)", |_| true),
         (_, "path") => ("a file path", |_| true),
         (_, "backend") => ("auto, kernel or inprocess", |_| true),
         (_, "engine") => ("auto, avx512, avx2, erms or portable, one this CPU runs", crate::engine::option_ok),
@@ -148,11 +148,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
             let path = set_path(name, value);
             usize::from(path.is_some())
         }
-        "flag" => match value.trim() {
-            "0" | "false" | "no" => 0,
-            "1" | "true" | "yes" => 1,
-            _ => return Err(bad()),
-        },
+        "flag" => usize::from(Some(value).filter(|v| !v.trim().is_empty()).and_then(copier_abi::parse_bool).ok_or_else(bad)?),
         "engine" => crate::engine::option_value(value).ok_or_else(bad)?,
         "backend" => crate::backend::option_value(value).ok_or_else(bad)?,
         _ => parse_size(value).ok_or_else(bad)?,
@@ -282,6 +278,19 @@ mod tests {
         assert!(errs[0].to_string().contains("unknown option 'bogus'"));
         assert!(errs[1].to_string().contains("segment_size"));
         assert!(apply("lazy_window_us=2000").is_empty());
+    }
+
+    /// Trial finding: `absorb=on` and `absorb=TRUE` were refused, while
+    /// copiergen's own switches (COPIERGEN_SHARED) take them.
+    #[test]
+    fn flags_take_on_off_in_any_case() {
+        for (v, want) in [("on", 1), ("TRUE", 1), ("Yes", 1), ("1", 1), ("off", 0), ("False", 0), ("NO", 0), ("0", 0)] {
+            assert!(apply(&format!("absorb={v}")).is_empty(), "{v}");
+            assert_eq!(get(&values::absorb), want, "{v}");
+        }
+        assert_eq!(apply("absorb=maybe").len(), 1);
+        assert!(apply("absorb=").len() == 1, "an empty value is no flag value");
+        assert!(apply("absorb=1").is_empty());
     }
 
     /// Every rejected value's message names what the option accepts, and
