@@ -7,6 +7,7 @@
 // EXPECT-STDERR: in main
 // EXPECT-STDERR: is located 0 bytes inside the destination [
 // EXPECT-STDERR: submitted by thread T0 here:
+// EXPECT-STDERR: in work(char const*, int)
 #include "../common.h"
 #include <stdexcept>
 __attribute__((noinline)) static void fail(int k) {
