@@ -70,8 +70,7 @@ trait FlagValue: Sized {
 
 impl FlagValue for bool {
     fn parse(s: &str) -> Option<Self> {
-        // (as libcopier's options: an empty value is no flag value here)
-        if s.trim().is_empty() { None } else { copier_abi::parse_bool(s) }
+        copier_abi::parse_flag(s)
     }
 }
 

@@ -247,6 +247,17 @@ pub fn parse_bool(value: &str) -> Option<bool> {
     }
 }
 
+/// A flag's value in `COPIER_OPTIONS` (libcopier's options and
+/// CopierSanitizer's flags): what [`parse_bool`] accepts, but not the empty
+/// string (`name=` gives no value; a bare `name` is handled by the caller).
+pub fn parse_flag(value: &str) -> Option<bool> {
+    if value.trim().is_empty() {
+        None
+    } else {
+        parse_bool(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::uapi::*;

@@ -148,7 +148,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
             let path = set_path(name, value);
             usize::from(path.is_some())
         }
-        "flag" => usize::from(Some(value).filter(|v| !v.trim().is_empty()).and_then(copier_abi::parse_bool).ok_or_else(bad)?),
+        "flag" => usize::from(copier_abi::parse_flag(value).ok_or_else(bad)?),
         "engine" => crate::engine::option_value(value).ok_or_else(bad)?,
         "backend" => crate::backend::option_value(value).ok_or_else(bad)?,
         _ => parse_size(value).ok_or_else(bad)?,
