@@ -14,8 +14,6 @@
 //! exponentially while they keep being needed, so on a machine whose every
 //! CPU is busy the thread does not bounce.
 
-use crate::sys::now_ns;
-
 /// A `sched_yield` that took longer than this, ns, shows a busy thread on
 /// the same CPU (a yield with nothing else runnable returns in ~1 us; a
 /// scheduler slice is 0.75-3 ms).
@@ -44,16 +42,12 @@ impl Placement {
         Placement { next_ok: 0, backoff: MIN_BACKOFF_NS, last_move: 0, moves: 0, last: (-1, -1) }
     }
 
-    /// A poll's `sched_yield` took `gap_ns`: move off this CPU when that
-    /// shows a busy thread here, the back-off allows, and the thread's
-    /// affinity mask (read now: the program or the user may have bound the
-    /// thread since) holds another CPU. Returns true when the thread moved.
-    pub(crate) fn yielded(&mut self, gap_ns: u64) -> bool {
-        gap_ns >= SHARED_GAP_NS && self.yielded_at(gap_ns, now_ns())
-    }
-
-    /// [`yielded`](Self::yielded) at time `now` (ns).
-    fn yielded_at(&mut self, gap_ns: u64, now: u64) -> bool {
+    /// A poll's `sched_yield` took `gap_ns`, ending at `now` (ns,
+    /// `now_ns`): move off this CPU when that shows a busy thread here, the
+    /// back-off allows, and the thread's affinity mask (read now: the
+    /// program or the user may have bound the thread since) holds another
+    /// CPU. Returns true when the thread moved.
+    pub(crate) fn yielded(&mut self, gap_ns: u64, now: u64) -> bool {
         if gap_ns < SHARED_GAP_NS || now < self.next_ok {
             return false;
         }
@@ -117,11 +111,12 @@ fn set_own_mask(m: &libc::cpu_set_t) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sys::now_ns;
 
     #[test]
     fn a_short_yield_never_moves() {
         let mut p = Placement::new();
-        assert!(!p.yielded(SHARED_GAP_NS - 1));
+        assert!(!p.yielded(SHARED_GAP_NS - 1, now_ns()));
         assert_eq!(p.moves, 0);
     }
 
@@ -132,7 +127,7 @@ mod tests {
         if cpus(&before) < 2 {
             return; // one CPU: nothing to move to (the next test checks that case)
         }
-        assert!(p.yielded(SHARED_GAP_NS));
+        assert!(p.yielded(SHARED_GAP_NS, now_ns()));
         let (from, to) = p.last;
         assert!(from >= 0 && to >= 0);
         // (read while the narrowed mask held: the thread cannot be on `from`)
@@ -152,18 +147,18 @@ mod tests {
             return;
         }
         let t = 10 * CALM_NS;
-        assert!(p.yielded_at(SHARED_GAP_NS, t));
+        assert!(p.yielded(SHARED_GAP_NS, t));
         // within the back-off: no move
-        assert!(!p.yielded_at(SHARED_GAP_NS, t + MIN_BACKOFF_NS - 1));
+        assert!(!p.yielded(SHARED_GAP_NS, t + MIN_BACKOFF_NS - 1));
         // after it: a move, and the back-off doubles
-        assert!(p.yielded_at(SHARED_GAP_NS, t + MIN_BACKOFF_NS));
+        assert!(p.yielded(SHARED_GAP_NS, t + MIN_BACKOFF_NS));
         let t2 = t + MIN_BACKOFF_NS;
-        assert!(!p.yielded_at(SHARED_GAP_NS, t2 + 2 * MIN_BACKOFF_NS - 1));
-        assert!(p.yielded_at(SHARED_GAP_NS, t2 + 2 * MIN_BACKOFF_NS));
+        assert!(!p.yielded(SHARED_GAP_NS, t2 + 2 * MIN_BACKOFF_NS - 1));
+        assert!(p.yielded(SHARED_GAP_NS, t2 + 2 * MIN_BACKOFF_NS));
         // a calm longer than CALM_NS starts from the least back-off again
         let t3 = t2 + 2 * MIN_BACKOFF_NS + CALM_NS + 1;
-        assert!(p.yielded_at(SHARED_GAP_NS, t3));
-        assert!(p.yielded_at(SHARED_GAP_NS, t3 + MIN_BACKOFF_NS));
+        assert!(p.yielded(SHARED_GAP_NS, t3));
+        assert!(p.yielded(SHARED_GAP_NS, t3 + MIN_BACKOFF_NS));
         assert_eq!(p.moves, 5);
     }
 
@@ -178,7 +173,7 @@ mod tests {
             unsafe { libc::CPU_SET(cpu, &mut one) };
             assert!(set_own_mask(&one));
             let mut p = Placement::new();
-            assert!(!p.yielded(u64::MAX / 2));
+            assert!(!p.yielded(u64::MAX / 2, now_ns()));
             assert_eq!(p.moves, 0);
             let after = own_mask().expect("mask");
             // SAFETY: valid sets.

@@ -189,7 +189,8 @@ pub(crate) fn service_main() {
                 let t = now_ns();
                 std::thread::yield_now();
                 if let Some(p) = place.as_mut() {
-                    p.yielded(now_ns() - t);
+                    let now = now_ns();
+                    p.yielded(now - t, now);
                 }
             }
             continue;
