@@ -23,7 +23,7 @@ pub use scope::{scope, Pending, Scope};
 
 /// Sanitizer hooks (see the brief's shared contract).
 pub mod hooks {
-    pub use copier_adapter::hooks::{active, get, set_hooks, Hooks};
+    pub use copier_adapter::hooks::{active, enter_async_unsafe, get, set_hooks, AsyncUnsafeSection, Hooks};
 }
 
 /// Run-time options (`COPIER_OPTIONS`).

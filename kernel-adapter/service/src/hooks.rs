@@ -103,6 +103,30 @@ pub fn waited(handle: u64, offset: usize, len: usize) {
     }
 }
 
+/// Marks the calling thread as inside code that is not async-signal-safe
+/// (a checker's interposed allocator) until the guard drops. A signal
+/// handler that interrupts it and calls the runtime is served as one that
+/// interrupted the runtime itself: its copies run synchronously and its
+/// `csync` returns at once, so it neither takes a lock nor allocates
+/// (a `csync` that ingested or indexed its copies would call `malloc`
+/// inside the interrupted `malloc` and deadlock on glibc's arena lock).
+/// Nests; costs two thread-local accesses.
+#[must_use = "the section ends when the guard drops"]
+pub struct AsyncUnsafeSection(bool);
+
+/// Enter an [`AsyncUnsafeSection`].
+#[inline(always)]
+pub fn enter_async_unsafe() -> AsyncUnsafeSection {
+    AsyncUnsafeSection(crate::clients::BUSY.replace(true))
+}
+
+impl Drop for AsyncUnsafeSection {
+    #[inline(always)]
+    fn drop(&mut self) {
+        crate::clients::BUSY.set(self.0);
+    }
+}
+
 /// True when a checker is registered (`csync_ready_end` then returns exactly
 /// `addr + n`).
 #[inline(always)]

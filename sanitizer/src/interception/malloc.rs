@@ -113,10 +113,13 @@ fn block_len(p: *mut c_void) -> usize {
 /// Runs `f`, a call of glibc's allocator, marked as inside the sanitizer
 /// ([`RuntimeGuard`]): glibc's malloc is not async-signal-safe, and a
 /// signal handler that interrupts it finds the mark, so the sanitizer's
-/// hooks it calls neither lock nor allocate (`crate::deferred`).
+/// hooks it calls neither lock nor allocate (`crate::deferred`), and
+/// libcopier serves its `amemcpy`/`csync` without locks or allocation
+/// (`copier::hooks::enter_async_unsafe`).
 #[inline(always)]
 fn in_allocator<T>(f: impl FnOnce() -> T) -> T {
     let _g = RuntimeGuard::enter();
+    let _c = copier::hooks::enter_async_unsafe();
     f()
 }
 
