@@ -122,7 +122,7 @@ fn pending_word() -> &'static core::sync::atomic::AtomicUsize {
         // SAFETY: dladdr fills `info` for an address of this process.
         let found = unsafe { libc::dladdr((own as *const core::sync::atomic::AtomicUsize).cast(), &mut info) } != 0;
         let exported = found
-            && info.dli_saddr as usize == own as *const _ as usize
+            && core::ptr::eq(info.dli_saddr.cast_const().cast::<core::sync::atomic::AtomicUsize>(), own)
             && !info.dli_sname.is_null()
             // SAFETY: dladdr's symbol name is a NUL-terminated string.
             && unsafe { core::ffi::CStr::from_ptr(info.dli_sname) } == c"__copier_pending";

@@ -44,10 +44,14 @@ pub(crate) fn any_unconsumed() -> bool {
     (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).filter_map(ring_of).any(|r| r.head() > r.ingested())
 }
 
+/// What [`pick`] chose: a task's segment range `[lo, hi)` and the client
+/// charged for it.
+pub(crate) type Picked = ((TaskRef, u32, u32), Option<&'static Client>);
+
 /// Scheduling decision under the tracker lock: promoted (sync-queue) ranges
 /// first, then the least-charged client's oldest runnable task (fairness by
 /// bytes, CFS-like), lazy tasks only once their window expired.
-pub(crate) fn pick(g: &mut Tracker) -> Option<((TaskRef, u32, u32), Option<&'static Client>)> {
+pub(crate) fn pick(g: &mut Tracker) -> Option<Picked> {
     while let Some((t, lo, hi)) = g.sync_queue.pop_front() {
         let d = &entry(t).desc;
         if d.pos() == t.pos && d.flags() & FAULTED == 0 && d.any_unclaimed(lo, hi) {
