@@ -33,10 +33,16 @@
 //!
 //! | engine | synchronous ([`copy`]) | recoverable ([`copy_recoverable_in`]) |
 //! | --- | --- | --- |
-//! | avx512 | <= 256: `copy_le256` (zmm); <= 8 KiB: 4 x zmm loop; then `rep movsb`; NT: zmm streaming loop | < 256: `rep movsb`; <= 8 KiB: zmm loop; then `rep movsb`; NT: zmm streaming loop |
-//! | avx2 | <= 2 KiB: ymm size classes and loop; then `rep movsb`; NT: ymm streaming | < 256: `rep movsb`; <= 2 KiB: ymm loop; then `rep movsb`; NT: ymm streaming loop |
+//! | avx512 | <= 256: `copy_le256` (zmm); <= 8 KiB: 4 x zmm loop; then `rep movsb` (A); NT: zmm streaming loop | < 256: `rep movsb`; (A); <= 8 KiB: zmm loop; then `rep movsb`; NT: zmm streaming loop |
+//! | avx2 | <= 2 KiB: ymm size classes and loop; then `rep movsb` (A); NT: ymm streaming | < 256: `rep movsb`; (A); <= 2 KiB: ymm loop; then `rep movsb`; NT: ymm streaming loop |
 //! | erms | <= 32: scalar/xmm; then `rep movsb` | `rep movsb` |
 //! | portable | word loop | `rep movsb` (x86-64; no recovery elsewhere) |
+//!
+//! (A): on AMD and Hygon cores, a copy whose destination lies 1 to 63
+//! bytes above its source in page offset (4 KiB aliasing,
+//! `arch::x86_64::dispatch::aliasing_4k`) takes the ymm loop instead, where
+//! `rep movsb` runs up to 16 times slower. The vector loops load each block
+//! before they store the previous one, so such copies do not stall them.
 //!
 //! # Thresholds
 //! Measured with `copier-bench engines` (interleaved rounds, medians and
@@ -63,8 +69,8 @@
 //! # Faults
 //! The recoverable routines keep `dst` in a register and every byte below
 //! the store cursor written, so a fault returns the completed prefix
-//! ([`FaultAt`]); the faulting access lies within one loop block (four
-//! vectors) after it. The executor then gives the claim back marked
+//! ([`FaultAt`]); the faulting access lies within two loop blocks (eight
+//! vectors: the loops load a block ahead) after it. The executor then gives the claim back marked
 //! faulted, and the waiter re-executes it with [`copy`].
 //!
 //! No engine calls `memcpy`/`memmove`: the runtime must not recurse when a
@@ -277,9 +283,9 @@ pub unsafe fn move_bytes(dst: *mut u8, src: *const u8, n: usize) {
 pub struct Fault;
 
 /// The copy faulted (SIGSEGV/SIGBUS) after its first `done` bytes were
-/// copied; the faulting access lies in `[done, n)`, within one loop block
-/// (at most 256 bytes for the vector routines, the faulting byte for `rep
-/// movsb`) past `done`. The caller's segment holding byte `done` is the
+/// copied; the faulting access lies in `[done, n)`, within two loop blocks
+/// (at most 256 bytes for the AVX2 routines, 512 for the AVX-512 ones, the
+/// faulting byte for `rep movsb`) past `done`. The caller's segment holding byte `done` is the
 /// first one to re-execute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FaultAt {

@@ -1,6 +1,7 @@
 //! AVX2 engine: the size classes of glibc's `memmove-vec-unaligned-erms`
 //! (overlapping head/tail vectors for short copies, a 4-vector loop up to
-//! [`REP_MOVSB_THRESHOLD`], `rep movsb` in the middle, 32-byte non-temporal
+//! [`REP_MOVSB_THRESHOLD`], `rep movsb` in the middle (`recover`'s 32-byte
+//! loop where `dispatch::aliasing_4k`), 32-byte non-temporal
 //! stores above `engine::nt_threshold`).
 
 use core::arch::x86_64::*;
@@ -61,6 +62,11 @@ unsafe fn copy_avx2(dst: *mut u8, src: *const u8, n: usize) {
             return;
         }
         if n < crate::engine::nt_threshold() {
+            if super::dispatch::aliasing_4k(dst, src) {
+                // (n > REP_MOVSB_THRESHOLD >= MIN_VECTOR_LEN; AVX2, ABI as `recover`)
+                super::avx512::__copier_loop_avx2(dst, src, n);
+                return;
+            }
             return super::erms::rep_movsb(dst, src, n);
         }
         // non-temporal: align the destination to 32 bytes, stream, fence

@@ -2,7 +2,8 @@
 //! classes of `super::copy_le256` (two or four `zmm` from both ends), longer
 //! ones the AVX-512 loop of `super::recover` instantiated outside the
 //! recoverable range (so a fault in a synchronous copy reaches the program),
-//! `rep movsb` from [`LOOP_MAX`], and the non-temporal loop from
+//! `rep movsb` from [`LOOP_MAX`] (the 32-byte loop where
+//! `dispatch::aliasing_4k`), and the non-temporal loop from
 //! `engine::nt_threshold`.
 
 use super::recover::{rc_vector_loop, rc_vector_routines, RcResult};
@@ -20,6 +21,8 @@ core::arch::global_asm!(rc_vector_routines!(
 ));
 
 extern "C" {
+    /// (also the AVX2 engine's, `super::avx2`)
+    pub(super) fn __copier_loop_avx2(dst: *mut u8, src: *const u8, n: usize) -> RcResult;
     fn __copier_loop_avx512(dst: *mut u8, src: *const u8, n: usize) -> RcResult;
     fn __copier_loop_avx512_nt(dst: *mut u8, src: *const u8, n: usize) -> RcResult;
 }
@@ -44,7 +47,11 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
         } else if n <= LOOP_MAX {
             __copier_loop_avx512(dst, src, n);
         } else if n < crate::engine::nt_threshold() {
-            super::erms::rep_movsb(dst, src, n);
+            if super::dispatch::aliasing_4k(dst, src) {
+                __copier_loop_avx2(dst, src, n);
+            } else {
+                super::erms::rep_movsb(dst, src, n);
+            }
         } else {
             __copier_loop_avx512_nt(dst, src, n);
         }

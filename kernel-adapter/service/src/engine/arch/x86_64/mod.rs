@@ -37,7 +37,7 @@ pub(crate) fn copy_fn(e: Engine) -> unsafe fn(*mut u8, *const u8, usize) {
 #[inline]
 pub(crate) unsafe fn copy_recoverable(e: Engine, dst: *mut u8, src: *const u8, n: usize, total: usize) -> Result<(), crate::engine::FaultAt> {
     // SAFETY: forwarded; the routine belongs to an available engine.
-    unsafe { recover::run(dispatch::recoverable_routine(e, n, total), dst, src, n) }.map_err(|done| crate::engine::FaultAt { done })
+    unsafe { recover::run(dispatch::recoverable_routine(e, n, total, dispatch::aliasing_4k(dst, src)), dst, src, n) }.map_err(|done| crate::engine::FaultAt { done })
 }
 
 /// Copies of at most 32 bytes with two possibly overlapping loads and stores
