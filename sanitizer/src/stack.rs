@@ -69,6 +69,17 @@ pub struct Sym {
     pub shown: bool,
 }
 
+/// A symbol's name as a report prints it: demangled when it is a C++
+/// (Itanium, `_Z`) or Rust (`_R`, or legacy `_ZN...E`) mangled name, as
+/// given otherwise. (The demangler alone reads a C function named `i` or
+/// `Pc` as a mangled type, "int" or "char*".)
+fn display_name(n: &backtrace::SymbolName<'_>) -> String {
+    match n.as_bytes() {
+        b if b.starts_with(b"_Z") || b.starts_with(b"_R") || b.starts_with(b"__Z") => format!("{n:#}"),
+        b => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
 /// Symbolize return addresses; the symbols of one address come innermost
 /// (inlined) first, physical last. With `symbolize` false, one frame per
 /// address whose function name (from the symbol table, not printed: see
@@ -81,7 +92,7 @@ pub fn symbolize(ips: &[usize], symbolize: bool) -> Vec<Sym> {
         if !symbolize {
             let mut name = None;
             if ip > 1 {
-                backtrace::resolve((ip - 1) as *mut c_void, |s| name = s.name().map(|n| format!("{n:#}")));
+                backtrace::resolve((ip - 1) as *mut c_void, |s| name = s.name().map(|n| display_name(&n)));
             }
             out.push(Sym { ip, name, physical: true, ..Sym::default() });
             continue;
@@ -91,7 +102,7 @@ pub fn symbolize(ips: &[usize], symbolize: bool) -> Vec<Sym> {
             backtrace::resolve((ip - 1) as *mut c_void, |s| {
                 syms.push(Sym {
                     ip,
-                    name: s.name().map(|n| format!("{n:#}")),
+                    name: s.name().map(|n| display_name(&n)),
                     file: s.filename().map(|p| p.display().to_string()),
                     line: s.lineno(),
                     col: s.colno(),
@@ -187,4 +198,23 @@ pub fn format(frames: &[Sym]) -> String {
         s.push_str("    <no stack recorded: COPIER_OPTIONS=copy_stack_depth=0>\n");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::display_name;
+    use backtrace::SymbolName;
+
+    #[test]
+    fn only_mangled_names_are_demangled() {
+        let show = |raw: &str| display_name(&SymbolName::new(raw.as_bytes()));
+        // C functions whose names read as mangled types
+        assert_eq!(show("i"), "i");
+        assert_eq!(show("Pc"), "Pc");
+        assert_eq!(show("rd"), "rd");
+        assert_eq!(show("read_hdr"), "read_hdr");
+        // C++ and Rust
+        assert_eq!(show("_ZL1fb"), "f(bool)");
+        assert_eq!(show("_ZN3foo3barE"), "foo::bar");
+    }
 }
