@@ -197,11 +197,11 @@ struct OptsOnly {
 /// [`Error::Usage`] with clap's one-line message (unknown `--copier-` option,
 /// with a suggestion; bad value).
 pub fn parse_copier_opts(wrapper: &'static str, ours: &[OsString]) -> Result<CopierOpts, Error> {
-    let mut all: Vec<OsString> = std::env::var(ENV_FLAGS)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(OsString::from)
-        .collect();
+    let env = std::env::var(ENV_FLAGS).unwrap_or_default();
+    let mut all: Vec<OsString> = env.split_whitespace().map(OsString::from).collect();
+    if !all.is_empty() {
+        env_flags_ok(wrapper, &env, &all)?;
+    }
     all.extend_from_slice(ours);
     let cmd = OptsOnly::command().name(wrapper);
     let usage = |e: clap::Error| Error::Usage(clap_one_line(&e.render().to_string(), false));
@@ -212,6 +212,23 @@ pub fn parse_copier_opts(wrapper: &'static str, ours: &[OsString]) -> Result<Cop
         Err(warning) => eprintln!("copiergen: warning: {warning}"),
     }
     Ok(opts)
+}
+
+/// Check `COPIERGEN_FLAGS` (`env`, split into `words`) alone, so that an
+/// error names it: it takes `--copier-*` options only.
+///
+/// # Errors
+/// [`Error::Usage`] naming the variable and the word it cannot take.
+fn env_flags_ok(wrapper: &'static str, env: &str, words: &[OsString]) -> Result<(), Error> {
+    let hint = "it takes --copier-* options only; compiler flags go on the command line";
+    if let Some(w) = words.iter().filter_map(|w| w.to_str()).find(|w| w.starts_with('-') && !w.starts_with("--copier")) {
+        return Err(Error::Usage(format!("{ENV_FLAGS}=\"{}\": '{w}' is not a copiergen option ({hint})", env.trim())));
+    }
+    OptsOnly::command()
+        .name(wrapper)
+        .try_get_matches_from(words)
+        .map(drop)
+        .map_err(|e| Error::Usage(format!("{ENV_FLAGS}=\"{}\": {}", env.trim(), clap_one_line(&e.render().to_string(), false))))
 }
 
 /// Help text of copiergen's wrapper options (for `--copier-help`): the

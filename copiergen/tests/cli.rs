@@ -746,3 +746,26 @@ fn report_names_file_and_line_and_stops_quietly_on_a_closed_pipe() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && err.is_empty(), "{:?}: {err}", out.status);
 }
+
+/// Trial finding: `COPIERGEN_FLAGS=-O2` was reported as "unexpected
+/// argument '-O' found", as if on the command line. An error about
+/// `COPIERGEN_FLAGS` names it, with the word it cannot take; its options
+/// still work, and the command line's override them.
+#[test]
+fn copiergen_flags_errors_name_the_variable() {
+    let d = scratch("env-flags");
+    write(&d, "t.c", PROG);
+    for (flags, want) in [
+        ("-O2", "copiergen: error: COPIERGEN_FLAGS=\"-O2\": '-O2' is not a copiergen option (it takes --copier-* options only; compiler flags go on the command line)"),
+        ("--copier-remarks -Wall", "copiergen: error: COPIERGEN_FLAGS=\"--copier-remarks -Wall\": '-Wall' is not a copiergen option"),
+        ("--copier-bogus", "copiergen: error: COPIERGEN_FLAGS=\"--copier-bogus\": unexpected argument '--copier-bogus'"),
+        ("--copier-threshold=abc", "copiergen: error: COPIERGEN_FLAGS=\"--copier-threshold=abc\": invalid value 'abc'"),
+    ] {
+        let out = run(cmd(COPIERGEN, &d).env("COPIERGEN_FLAGS", flags).args(["cc", "t.c", "-o", "t"]));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags}: {err}");
+        assert!(err.starts_with(want) && err.lines().count() == 1, "{flags}: {err}");
+    }
+    let out = ok(cmd(COPIERGEN, &d).env("COPIERGEN_FLAGS", "  --copier-threshold 16k ").args(["cc", "t.c", "-o", "t"]));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
