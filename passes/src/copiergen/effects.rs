@@ -31,6 +31,9 @@
 //!     `mtx_*`/`cnd_*`, `sem_post`/`sem_wait`, `__atomic_*`/`__sync_*` calls)
 //!     while a buffer may be visible to another thread (anything but a
 //!     non-captured local or malloc-like object);
+//!   - a volatile store to memory other code can read, while a buffer may
+//!     be visible to another thread (a `volatile` ready flag, the hand-off
+//!     of code older than C11 atomics);
 //!   - an atomic or volatile store (or RMW/cmpxchg) that publishes a pointer
 //!     into a buffer to memory other code can read (another thread may read
 //!     it at any time; a plain store becomes visible to another thread only
@@ -121,6 +124,10 @@ pub enum FullReason {
     Release,
     /// A thread or lock operation (by callee name).
     ThreadOperation,
+    /// A volatile store to memory other code can read while a buffer may be
+    /// visible to other threads: a flag that says a buffer is ready, the
+    /// hand-off of code written before C11 atomics.
+    VolatileStore,
     /// A store publishing a pointer into a buffer.
     PointerEscape,
     /// A call that may leave the frame abnormally.
@@ -277,6 +284,30 @@ pub fn is_private_object(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> boo
     matches!(context::object_kind(object), ObjectKind::Alloca | ObjectKind::Heap) && !fa.may_be_captured(object)
 }
 
+/// Whether another thread may read what a volatile store writes into
+/// `object`: not a thread-local, nor an object only this function can name
+/// ([`is_private_object`]) or a local whose every use is a load or a store
+/// through it (LLVM's capture tracking counts a volatile access as a
+/// capture, so a `volatile` local would otherwise look shared).
+fn volatile_target_shared(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
+    match context::object_kind(object) {
+        ObjectKind::ThreadLocal => false,
+        ObjectKind::Alloca if only_loaded_and_stored(object) => false,
+        _ => !is_private_object(fa, object),
+    }
+}
+
+/// Whether every use of `object` is a load from it, a store to it (not of
+/// it) or a lifetime marker.
+fn only_loaded_and_stored(object: LLVMValueRef) -> bool {
+    ir::users(object).into_iter().all(|u| match ir::opcode(u) {
+        LLVMOpcode::LLVMLoad => true,
+        LLVMOpcode::LLVMStore => ir::operand(u, 0) != object,
+        LLVMOpcode::LLVMCall => ir::called_function(u).is_some_and(|f| ir::name(f).starts_with("llvm.lifetime.")),
+        _ => false,
+    })
+}
+
 fn is_private_heap(fa: &FunctionAnalyses<'_>, object: LLVMValueRef) -> bool {
     context::object_kind(object) == ObjectKind::Heap && !fa.may_be_captured(object)
 }
@@ -422,13 +453,16 @@ impl EffectBuilder<'_, '_> {
         if e.submits.is_some() {
             return None;
         }
-        if let Some(FullReasonCell(r)) = e.release {
+        if let Some(FullReasonCell(r)) = e.release.filter(|r| r.0 != FullReason::VolatileStore) {
             return Some(r);
         }
         if let Some(v) = e.escapes {
             if !self.owned_or_constant(v) {
                 return Some(FullReason::PointerEscape);
             }
+        }
+        if let Some(FullReasonCell(r)) = e.release {
+            return Some(r);
         }
         if e.asm_pointers.iter().any(|&p| !self.owned_or_constant(p)) {
             return Some(FullReason::AsmOperand);
@@ -481,6 +515,8 @@ impl EffectBuilder<'_, '_> {
                 e.accesses.push(Access { ptr, size: self.type_size(value), reads: false, writes: true });
                 if context::is_release(inst) {
                     e.release = Some(FullReasonCell(FullReason::Release));
+                } else if ir::is_volatile(inst) && volatile_target_shared(self.fa, context::underlying_object(ptr)) {
+                    e.release = Some(FullReasonCell(FullReason::VolatileStore));
                 }
                 // Another thread may read an atomic or volatile store at any
                 // time. A plain store is read by another thread only after a
@@ -649,7 +685,8 @@ impl EffectBuilder<'_, '_> {
             // libcopier orders overlapping copies itself (dependency tracker).
             return None;
         }
-        if let Some(FullReasonCell(r)) = e.release {
+        // (a volatile store of a buffer's pointer is named as its escape)
+        if let Some(FullReasonCell(r)) = e.release.filter(|r| r.0 != FullReason::VolatileStore) {
             if c.shared {
                 return Some(r);
             }
@@ -660,6 +697,11 @@ impl EffectBuilder<'_, '_> {
             let src = Location { ptr: c.src.ptr, size: LocSize::Unknown };
             if self.fa.may_alias(stored, dst) || self.fa.may_alias(stored, src) {
                 return Some(FullReason::PointerEscape);
+            }
+        }
+        if let Some(FullReasonCell(r)) = e.release {
+            if c.shared {
+                return Some(r);
             }
         }
         for &p in &e.asm_pointers {

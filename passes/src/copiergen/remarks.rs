@@ -139,6 +139,7 @@ fn full_reason(r: FullReason) -> &'static str {
         FullReason::Free => "it releases a buffer of the copy",
         FullReason::Release => "it publishes memory to other threads (release ordering) and a buffer may be shared",
         FullReason::ThreadOperation => "thread or lock operation while a buffer may be shared",
+        FullReason::VolatileStore => "a volatile store may tell another thread that a buffer is ready, and a buffer may be shared",
         FullReason::PointerEscape => "it stores a pointer to a buffer where other code can read it",
         FullReason::MayNotReturn => "the callee may not return normally (exception, longjmp, exit)",
         FullReason::StackRestore => "it frees dynamic stack memory",
