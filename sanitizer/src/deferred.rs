@@ -218,6 +218,28 @@ impl Log {
         }
     }
 
+    /// Publish each position claimed but not yet published as an event that
+    /// changes nothing, and count it lost (the next drain releases every
+    /// pending copy): in a `fork` child, whose producers of those claims
+    /// are gone ([`crate::fork`]).
+    ///
+    /// # Safety
+    /// As [`Log::pop`], and no producer of a claimed position runs any more.
+    pub unsafe fn abandon_claims(&self) {
+        for pos in self.head.load(Relaxed)..self.tail.load(Relaxed) {
+            let i = pos % CAPACITY;
+            let slot = &self.slots[i];
+            let lap = pos - i;
+            if slot.seq.load(Acquire) != lap + 1 {
+                // SAFETY: claimed, unpublished, and its producer is gone
+                // (contract): nobody else touches the slot.
+                unsafe { (*slot.event.get()).write(Event::SyncAll { upto: 0 }) };
+                slot.seq.store(lap + 1, Release);
+                self.lost.store(true, Relaxed);
+            }
+        }
+    }
+
     /// Apply every published event to `t` in order; if one was lost,
     /// release every pending copy. Returns the submits applied, and how
     /// many of them were the program's own.
@@ -414,6 +436,29 @@ mod tests {
         assert_eq!(state(&t.shadow, BASE + 600), DST_BITS);
         assert_eq!(state(&t.shadow, BASE + 10), 0);
         assert_eq!(t.submit(BASE + 4000, BASE + 3900, 8, 0, 0, Box::new([])), Some(4), "later copies numbered after it");
+    }
+
+    /// A slot whose producer is gone (a fork child; here a producer that
+    /// panicked) is published as lost by `abandon_claims`: the events after
+    /// it are applied, then every copy is released.
+    #[test]
+    fn abandoned_claim_is_lost_not_stuck() {
+        let mut t = Tracker::new(TestShadow::new(BASE, 4096));
+        let log = Box::new(Log::new());
+        t.submit(BASE, BASE + 1024, 64, 0, 0, Box::new([])).unwrap();
+        let gone = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| log.push(|_, _| panic!("producer gone"))));
+        assert!(gone.is_err());
+        log.record(submit_ev(2, BASE + 2048, BASE + 3072, 64, 0));
+        // SAFETY: the test is the queue's only consumer.
+        unsafe { log.drain(&mut t) };
+        assert!(t.get(2).is_none(), "applied past an unpublished slot");
+        // SAFETY: as above; the panicked producer no longer runs.
+        unsafe {
+            log.abandon_claims();
+            log.drain(&mut t);
+        }
+        assert!(t.is_empty(), "the lost event released every copy");
+        assert!(!log.pending());
     }
 
     /// A lost event (full queue) makes the drain release every copy: a sync

@@ -12,6 +12,7 @@
 //!   those a signal handler makes where the tracker cannot be locked.
 //! - [`interception`]: libc functions that touch memory.
 //! - [`errors`], [`report`]: ASan-style reports; [`flags`]: `COPIER_OPTIONS`.
+//! - [`fork`]: no sanitizer lock is held by another thread at a `fork`.
 //!
 //! `libcopier_san.a` contains this crate, libcopier and the Rust standard
 //! library: a sanitizer build links it instead of `libcopier.a`.
@@ -23,6 +24,7 @@ pub mod cover;
 pub mod deferred;
 pub mod errors;
 pub mod flags;
+pub mod fork;
 pub mod heap_footer;
 pub mod hooks;
 #[cfg(not(test))]
@@ -89,8 +91,9 @@ pub(crate) fn publish(t: &tracker::Tracker<shadow::RealShadow>) {
 
 static INIT: Once = Once::new();
 
-/// Initialize the runtime: parse `COPIER_OPTIONS`, reserve the shadow,
-/// register the runtime hooks, resolve the interceptors' real functions.
+/// Initialize the runtime: register the fork handlers, parse
+/// `COPIER_OPTIONS`, reserve the shadow, register the runtime hooks,
+/// resolve the interceptors' real functions.
 /// Idempotent; runs from the executable's `.preinit_array` (before any
 /// shared library's constructor, see [`interface::PREINIT`]), else from a
 /// constructor before any other constructor, and from every instrumented
@@ -98,6 +101,10 @@ static INIT: Once = Once::new();
 pub fn init() {
     INIT.call_once(|| {
         let _g = thread::RuntimeGuard::enter();
+        // first: before anything here can start libcopier, which registers
+        // its fork handlers when it starts (see [`fork`])
+        #[cfg(not(test))]
+        fork::register();
         flags::init_from_env();
         if let Err(msg) = mapping::reserve() {
             report::write_stderr(&format!("ERROR: {msg}\n"));

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use crate::errors::{self, Access, Common, CopySnapshot, ErrorReport};
 use crate::mapping::DST_BITS;
@@ -220,6 +220,16 @@ struct Seen {
 }
 
 static REPORTS: Mutex<Option<Seen>> = Mutex::new(None);
+
+/// The reports lock, held across a `fork` ([`crate::fork`]).
+pub(crate) struct ForkHold {
+    _g: MutexGuard<'static, Option<Seen>>,
+}
+
+/// Take the lock [`emit`] takes, for [`crate::fork`].
+pub(crate) fn hold_for_fork() -> ForkHold {
+    ForkHold { _g: REPORTS.lock().unwrap_or_else(|e| e.into_inner()) }
+}
 
 /// Print a report (one at a time) and halt unless recovering. With
 /// `halt_on_error=0`, a site (kind and source line of the access) already

@@ -6,7 +6,7 @@
 use core::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 const UNSET: u32 = u32::MAX;
 static NEXT_TID: AtomicU32 = AtomicU32::new(1);
@@ -30,6 +30,17 @@ pub struct Creation {
 }
 
 static CREATIONS: Mutex<Option<HashMap<u32, Creation>>> = Mutex::new(None);
+
+/// The creations lock, held across a `fork` ([`crate::fork`]).
+pub(crate) struct ForkHold {
+    _g: MutexGuard<'static, Option<HashMap<u32, Creation>>>,
+}
+
+/// Take the lock [`reserve_child`] and [`creation`] take, for
+/// [`crate::fork`].
+pub(crate) fn hold_for_fork() -> ForkHold {
+    ForkHold { _g: CREATIONS.lock().unwrap_or_else(|e| e.into_inner()) }
+}
 
 /// The id of the calling thread (assigned on first use if the thread was not
 /// created through the `pthread_create` interceptor).

@@ -10,7 +10,7 @@
 
 use core::ffi::c_void;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use crate::errors::Access;
 use crate::report::would_report;
@@ -33,6 +33,16 @@ const RUNTIME_ENTRY_POINTS: &[&str] = &[
 ];
 
 static RUNTIME_PCS: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
+
+/// The call-site cache's lock, held across a `fork` ([`crate::fork`]).
+pub(crate) struct ForkHold {
+    _g: MutexGuard<'static, Option<HashMap<usize, bool>>>,
+}
+
+/// Take the lock [`from_copier_runtime`] takes, for [`crate::fork`].
+pub(crate) fn hold_for_fork() -> ForkHold {
+    ForkHold { _g: RUNTIME_PCS.lock().unwrap_or_else(|e| e.into_inner()) }
+}
 
 /// True if the call site `pc` (a return address) is in the Copier runtime.
 pub fn from_copier_runtime(pc: usize) -> bool {
