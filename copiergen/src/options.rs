@@ -45,7 +45,7 @@ pub fn env_bool(name: &str) -> Result<bool, String> {
 pub fn parse_size(s: &str) -> Result<u64, String> {
     copier_abi::parse_size(s)
         .map(|v| v as u64)
-        .ok_or_else(|| format!("expected {}, got '{s}'", copier_abi::SIZE_SYNTAX))
+        .ok_or_else(|| format!("expected {}, got '{s}'", copier_abi::size_expected(s)))
 }
 
 /// How copiergen passes its options to the pass plugin.

@@ -93,7 +93,10 @@ fn add_line(line: &str, sites: &mut BTreeMap<String, SiteTotals>) -> Result<(), 
     }
     let num = |k: &str| -> Result<u64, String> {
         let v = fields.get(k).ok_or_else(|| format!("site {loc}: no {k}= (a truncated or foreign line?)"))?;
-        v.parse::<u64>().map_err(|_| format!("site {loc}: {k}={v} is not a number"))
+        v.parse::<u64>().map_err(|_| {
+            let what = if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) { "is too large (over 64 bits)" } else { "is not a number" };
+            format!("site {loc}: {k}={v} {what}")
+        })
     };
     // (`copies=`, `bytes=`: the names before `runtime_`, same counts)
     let old = !fields.contains_key("runtime_copies") && fields.contains_key("copies");
@@ -304,7 +307,7 @@ copier: site /tmp/sp%20dir/p.c:3:1 fn=c runtime_copies=u64::MAX runtime_bytes=1 
             ("copier: site x.c:1:1 fn=f runtime_copies=abc runtime_bytes=1", "site x.c:1:1: runtime_copies=abc is not a number"),
             ("copier: site x.c:1:1 fn=f runtime_copies=1", "site x.c:1:1: no runtime_bytes="),
             ("copier: site x.c:1:1 fn=f runtime_copies=-1 runtime_bytes=1", "runtime_copies=-1 is not a number"),
-            ("copier: site x.c:1:1 fn=f runtime_copies=18446744073709551616 runtime_bytes=1", "runtime_copies=18446744073709551616 is not a number"),
+            ("copier: site x.c:1:1 fn=f runtime_copies=18446744073709551616 runtime_bytes=1", "runtime_copies=18446744073709551616 is too large (over 64 bits)"),
             ("copier: site x.c:1:1 fn=f runtime_copies= runtime_bytes=1", "runtime_copies= is not a number"),
             ("copier: site ", "site line without a location"),
             ("copier: site x.c:1:1 fn=f runtime_copies=1 runtime_bytes=1 async=0 observed=0 unpaid=0 window_ns=0 wait_ns=0 waits=", "waits= is not a number"),

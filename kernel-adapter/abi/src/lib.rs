@@ -216,6 +216,19 @@ pub const COPIER_MOVE: u32 = 2;
 /// ("expected {SIZE_SYNTAX}").
 pub const SIZE_SYNTAX: &str = "a size in bytes (digits with an optional k, m or g suffix)";
 
+/// What to say of a value [`parse_size`] rejected: [`SIZE_SYNTAX`], or, for
+/// digits (and a suffix) whose value does not fit in 64 bits, that it is too
+/// large.
+pub fn size_expected(rejected: &str) -> &'static str {
+    let t = rejected.trim();
+    let digits = t.strip_suffix(['k', 'K', 'm', 'M', 'g', 'G']).unwrap_or(t);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        "a size in bytes that fits in 64 bits (at most 18446744073709551615, or 17179869183g)"
+    } else {
+        SIZE_SYNTAX
+    }
+}
+
 /// A size in bytes as every Copier option takes it (`COPIER_OPTIONS` sizes,
 /// `copiergen --copier-threshold`, the plugin's `-copiergen-threshold`):
 /// decimal digits with an optional `k`, `m` or `g` suffix (either case;
@@ -319,5 +332,23 @@ mod tests {
     fn submit_flags_are_the_headers() {
         assert_eq!(super::COPIER_LAZY, COPIER_F_LAZY);
         assert_eq!(super::COPIER_MOVE, COPIER_F_MOVE);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::{parse_size, size_expected, SIZE_SYNTAX};
+
+    #[test]
+    fn rejected_sizes_say_why() {
+        for bad in ["99999999999999999999999", "18446744073709551616", "17179869184g", " 20000000000000000k "] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+            assert!(size_expected(bad).contains("fits in 64 bits"), "{bad}");
+        }
+        for bad in ["abc", "16q", "-1", "", "k", "1.5m"] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+            assert_eq!(size_expected(bad), SIZE_SYNTAX, "{bad}");
+        }
+        assert_eq!(parse_size("17179869183g"), Some(17179869183 << 30));
     }
 }

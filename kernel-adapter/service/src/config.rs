@@ -151,7 +151,13 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         "flag" => usize::from(copier_abi::parse_flag(value).ok_or_else(bad)?),
         "engine" => crate::engine::option_value(value).ok_or_else(bad)?,
         "backend" => crate::backend::option_value(value).ok_or_else(bad)?,
-        _ => parse_size(value).ok_or_else(bad)?,
+        _ => match parse_size(value) {
+            Some(v) => v,
+            None if copier_abi::size_expected(value) != copier_abi::SIZE_SYNTAX => {
+                return Err(OptionError::BadValue(name.to_string(), value.to_string(), copier_abi::size_expected(value)));
+            }
+            None => return Err(bad()),
+        },
     };
     if !accepted(name, kind).1(v) {
         return Err(bad());
