@@ -32,9 +32,10 @@ echo "== building examples/load_scan.c twice: with the CopierGen pass, and with 
 echo "   target/release/copiergen cc -O2 --copier-remarks examples/load_scan.c -o $out/load_scan"
 "$COPIERGEN" cc -O2 -Wall -Wextra --copier-remarks examples/load_scan.c -o "$out/load_scan" >"$out/remarks.log" 2>&1 ||
   { cat "$out/remarks.log" >&2; exit 1; }
-{ grep -E 'remark: .*\[-Rpass=copiergen\]' "$out/remarks.log" || true; } | sed -E 's|^[^ ]*/examples/|examples/|; s|^|   |' | cut -c1-160
+{ grep -E 'remark: .*\[-Rpass=copiergen\]' "$out/remarks.log" || true; } | sed -E 's|^[^ ]*/examples/|examples/|; s|^|   |; s|^(.{157}).{4,}$|\1...|'
 read -r rewritten csyncs missed < <(count_remarks "$out/remarks.log")
-echo "   pass: $rewritten copies rewritten to amemcpy, $csyncs csyncs placed, $missed copies left synchronous"
+plural() { if [ "$1" = 1 ]; then echo "$1 $2"; else echo "$1 $3"; fi; }
+echo "   pass: $(plural "$rewritten" copy copies) rewritten to amemcpy, $(plural "$csyncs" csync csyncs) placed, $(plural "$missed" copy copies) left synchronous"
 echo "   clang-22 -O2 examples/load_scan.c -o $out/load_scan.plain"
 clang-22 -O2 -Wall -Wextra examples/load_scan.c -o "$out/load_scan.plain"
 
