@@ -154,7 +154,9 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         _ => match parse_size(value) {
             Some(v) => v,
             None if copier_abi::size_expected(value) != copier_abi::SIZE_SYNTAX => {
-                return Err(OptionError::BadValue(name.to_string(), value.to_string(), copier_abi::size_expected(value)));
+                // digits that do not fit in 64 bits
+                let want = if kind == "size" { copier_abi::size_expected(value) } else { "a number that fits in 64 bits" };
+                return Err(OptionError::BadValue(name.to_string(), value.to_string(), want));
             }
             None => return Err(bad()),
         },
