@@ -24,7 +24,12 @@ pub const RC_AVX512_LOOP_MAX: usize = 8 << 10;
 /// portable engine take it at every length (the portable engine has no
 /// recoverable routine of its own: `rep movsb` is baseline x86-64).
 pub(crate) fn recoverable_routine(e: Engine, n: usize, total: usize, aliasing: bool) -> Routine {
-    let nt = total >= crate::engine::nt_threshold();
+    routine(e, n, total >= crate::engine::nt_threshold(), aliasing)
+}
+
+/// [`recoverable_routine`] given whether the copy takes non-temporal
+/// stores (`nt`).
+fn routine(e: Engine, n: usize, nt: bool, aliasing: bool) -> Routine {
     match e {
         _ if n < MIN_VECTOR_LEN => Routine::Movsb,
         Engine::Avx512 if nt => Routine::Avx512Nt,
@@ -102,16 +107,16 @@ mod tests {
 
     #[test]
     fn aliasing_copies_take_the_avx2_loop() {
-        let nt = crate::engine::nt_threshold();
         for e in [Engine::Avx512, Engine::Avx2] {
-            for n in [MIN_VECTOR_LEN, 4096, 64 << 10, 4 << 20] {
-                assert_eq!(recoverable_routine(e, n, n, true), if n < nt { Routine::Avx2 } else { recoverable_routine(e, n, n, false) }, "{e:?} n={n}");
+            for n in [MIN_VECTOR_LEN, 4096, 12 << 10, 64 << 10, 4 << 20] {
+                assert_eq!(routine(e, n, false, true), Routine::Avx2, "{e:?} n={n}");
             }
             // non-temporal stores still go by the whole copy's length
-            assert_eq!(recoverable_routine(e, 64 << 10, nt, true), recoverable_routine(e, 64 << 10, nt, false));
-            assert_eq!(recoverable_routine(e, MIN_VECTOR_LEN - 1, 64 << 10, true), Routine::Movsb);
+            assert_eq!(routine(e, 64 << 10, true, true), routine(e, 64 << 10, true, false));
+            assert_eq!(routine(e, MIN_VECTOR_LEN - 1, false, true), Routine::Movsb);
         }
-        assert_eq!(recoverable_routine(Engine::Avx2, 64 << 10, 64 << 10, false), Routine::Movsb);
-        assert_eq!(recoverable_routine(Engine::Erms, 64 << 10, 64 << 10, true), Routine::Movsb);
+        assert_eq!(routine(Engine::Avx2, 64 << 10, false, false), Routine::Movsb);
+        assert_eq!(routine(Engine::Avx512, 64 << 10, false, false), Routine::Movsb);
+        assert_eq!(routine(Engine::Erms, 64 << 10, false, true), Routine::Movsb);
     }
 }
