@@ -220,8 +220,15 @@ pub fn parse_copier_opts(wrapper: &'static str, ours: &[OsString]) -> Result<Cop
 /// # Errors
 /// [`Error::Usage`] naming the variable and the word it cannot take.
 fn env_flags_ok(wrapper: &'static str, env: &str, words: &[OsString]) -> Result<(), Error> {
-    let hint = "it takes --copier-* options only; compiler flags go on the command line";
-    if let Some(w) = words.iter().filter_map(|w| w.to_str()).find(|w| w.starts_with('-') && !w.starts_with("--copier")) {
+    let hint = "it takes copiergen's own options (--copier-*, --sanitize) only; compiler flags go on the command line";
+    let cmd = OptsOnly::command();
+    let ours = |w: &str| {
+        w.strip_prefix("--").is_some_and(|l| {
+            let l = l.split('=').next().unwrap_or(l);
+            l.starts_with("copier") || cmd.get_arguments().any(|a| a.get_long() == Some(l))
+        })
+    };
+    if let Some(w) = words.iter().filter_map(|w| w.to_str()).find(|w| w.starts_with('-') && !ours(w)) {
         return Err(Error::Usage(format!("{ENV_FLAGS}=\"{}\": '{w}' is not a copiergen option ({hint})", env.trim())));
     }
     OptsOnly::command()
