@@ -412,6 +412,8 @@ fn engines(quick: bool, regimes: &[String], sizes: &[usize]) {
             let rounds = if quick { 7 } else if total > 8 << 20 { 21 } else { 41 };
             let mut t: Vec<Vec<f64>> = vec![Vec::new(); rs.len()];
             let mut off = 0usize;
+            // (aliased: the destination 8 bytes above the source in page offset)
+            let shift = if regime == "aliased" { 8 } else { 0 };
             for round in 0..rounds {
                 for k in 0..rs.len() {
                     let i = (k + round) % rs.len();
@@ -419,7 +421,6 @@ fn engines(quick: bool, regimes: &[String], sizes: &[usize]) {
                     if regime == "warm" || regime == "aliased" {
                         // once untimed: the previous routine's non-temporal
                         // stores left the destination out of cache
-                        let shift = if regime == "aliased" { 8 } else { 0 };
                         f(dst.ptr().wrapping_add(shift), src.ptr() as *const u8, n);
                     }
                     let ns = time(|| {
@@ -432,8 +433,6 @@ fn engines(quick: bool, regimes: &[String], sizes: &[usize]) {
                                     off
                                 }
                             };
-                            // (aliased: the destination 8 bytes above the source in page offset)
-                            let shift = if regime == "aliased" { 8 } else { 0 };
                             f(dst.ptr().wrapping_add(o + shift), src.ptr().wrapping_add(o) as *const u8, n);
                         }
                     });

@@ -216,13 +216,18 @@ pub const COPIER_MOVE: u32 = 2;
 /// ("expected {SIZE_SYNTAX}").
 pub const SIZE_SYNTAX: &str = "a size in bytes (digits with an optional k, m or g suffix)";
 
-/// What to say of a value [`parse_size`] rejected: [`SIZE_SYNTAX`], or, for
-/// digits (and a suffix) whose value does not fit in 64 bits, that it is too
-/// large.
-pub fn size_expected(rejected: &str) -> &'static str {
-    let t = rejected.trim();
+/// Whether `s`, which [`parse_size`] rejected, has its syntax (digits and
+/// an optional suffix) and only its value does not fit in 64 bits.
+pub fn size_overflows(s: &str) -> bool {
+    let t = s.trim();
     let digits = t.strip_suffix(['k', 'K', 'm', 'M', 'g', 'G']).unwrap_or(t);
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// What to say of a value [`parse_size`] rejected: [`SIZE_SYNTAX`], or,
+/// when it [overflows](size_overflows), that it is too large.
+pub fn size_expected(rejected: &str) -> &'static str {
+    if size_overflows(rejected) {
         "a size in bytes that fits in 64 bits (at most 18446744073709551615, or 17179869183g)"
     } else {
         SIZE_SYNTAX
@@ -337,16 +342,17 @@ mod tests {
 
 #[cfg(test)]
 mod size_tests {
-    use super::{parse_size, size_expected, SIZE_SYNTAX};
+    use super::{parse_size, size_expected, size_overflows, SIZE_SYNTAX};
 
     #[test]
     fn rejected_sizes_say_why() {
         for bad in ["99999999999999999999999", "18446744073709551616", "17179869184g", " 20000000000000000k "] {
             assert_eq!(parse_size(bad), None, "{bad}");
-            assert!(size_expected(bad).contains("fits in 64 bits"), "{bad}");
+            assert!(size_overflows(bad) && size_expected(bad).contains("fits in 64 bits"), "{bad}");
         }
         for bad in ["abc", "16q", "-1", "", "k", "1.5m"] {
             assert_eq!(parse_size(bad), None, "{bad}");
+            assert!(!size_overflows(bad), "{bad}");
             assert_eq!(size_expected(bad), SIZE_SYNTAX, "{bad}");
         }
         assert_eq!(parse_size("17179869183g"), Some(17179869183 << 30));

@@ -153,8 +153,7 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         "backend" => crate::backend::option_value(value).ok_or_else(bad)?,
         _ => match parse_size(value) {
             Some(v) => v,
-            None if copier_abi::size_expected(value) != copier_abi::SIZE_SYNTAX => {
-                // digits that do not fit in 64 bits
+            None if copier_abi::size_overflows(value) => {
                 let want = if kind == "size" { copier_abi::size_expected(value) } else { "a number that fits in 64 bits" };
                 return Err(OptionError::BadValue(name.to_string(), value.to_string(), want));
             }
