@@ -273,10 +273,16 @@ fn own_targets(
         return None;
     }
     // the query: `ranges`, then the sources of the tasks not ingested
-    // (writers only: what an ingest would absorb from)
-    let mut query = [(0usize, 0usize, false); MAX_QUERY];
-    query[..ranges.len()].copy_from_slice(ranges);
-    let mut nq = ranges.len();
+    // (writers only: what an ingest would absorb from); uninitialised, as
+    // zeroing it cost a fifth of the scan
+    let mut buf = [const { MaybeUninit::<(usize, usize, bool)>::uninit() }; MAX_QUERY];
+    let mut nq = 0;
+    if ing != h {
+        for &q in ranges {
+            buf[nq].write(q);
+            nq += 1;
+        }
+    }
     for p in ing..h {
         let e = r.slot(p);
         let (s, n) = (e.src(), e.len());
@@ -289,10 +295,16 @@ fn own_targets(
         if (ing..p).any(|q| overlaps(r.slot(q).dst(), r.slot(q).len(), s, n)) {
             return None;
         }
-        query[nq] = (s, n, true);
+        buf[nq].write((s, n, true));
         nq += 1;
     }
-    let sources = &query[ranges.len()..nq];
+    let query: &[(usize, usize, bool)] = if nq == 0 {
+        ranges
+    } else {
+        // SAFETY: the first nq entries were written above.
+        unsafe { core::slice::from_raw_parts(buf.as_ptr().cast(), nq) }
+    };
+    let sources = &query[ranges.len()..];
     // an ingested task that is pending and writes into such a source
     let writes_source = |e: &Entry| sources.iter().any(|&(s, n, _)| overlaps(e.dst(), e.len(), s, n));
     let mut k = 0;
@@ -311,18 +323,31 @@ fn own_targets(
         }
         true
     };
+    // most pending tasks touch none of the query: rejected inline, before
+    // the descriptor is read (their slot fields are this thread's own)
+    let quiet = |e: &Entry| {
+        let (d, s, n) = (e.dst(), e.src(), e.len());
+        e.flags.load(Ordering::Relaxed) & FLAG_ABSORBS == 0
+            && !ranges.iter().any(|&(a, l, _)| overlaps(d, n, a, l) || overlaps(s, n, a, l))
+            && !sources.iter().any(|&(a, l, _)| overlaps(d, n, a, l))
+    };
     if ing - t <= FAST_SCAN {
-        return (t..ing).all(|p| visit(p, &mut k)).then_some(k);
+        for p in t..ing {
+            if !quiet(r.slot(p)) && !visit(p, &mut k) {
+                return None;
+            }
+        }
+        return Some(k);
     }
     let ok = OWN_INDEX.try_with(|x| {
         let mut x = x.try_borrow_mut().ok()?;
         CANDIDATES
             .try_with(|c| {
                 let mut c = c.try_borrow_mut().ok()?;
-                if !x.candidates(r, t, ing, &query[..nq], &mut c) {
+                if !x.candidates(r, t, ing, query, &mut c) {
                     return None;
                 }
-                c.iter().all(|&p| visit(p, &mut k)).then_some(())
+                c.iter().all(|&p| quiet(r.slot(p)) || visit(p, &mut k)).then_some(())
             })
             .ok()?
     });
