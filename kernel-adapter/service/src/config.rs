@@ -129,8 +129,14 @@ fn accepted(name: &str, kind: &str) -> (&'static str, fn(usize) -> bool) {
         (_, "backend") => ("auto, kernel or inprocess", |_| true),
         (_, "engine") => ("auto, avx512, avx2, erms or portable, one this CPU runs", crate::engine::option_ok),
         (_, "size") => ("a size in bytes (k, m, g suffixes)", |_| true),
-        _ => ("a non-negative integer", |_| true),
+        _ if is_time(name) => ("a whole number, without a k, m or g suffix", |_| true),
+        _ => ("a non-negative integer (k, m, g suffixes multiply by 1024, 1024^2, 1024^3)", |_| true),
     }
+}
+
+/// True for the options that hold a time (`*_us`, `*_ns`).
+fn is_time(name: &str) -> bool {
+    name.ends_with("_us") || name.ends_with("_ns")
 }
 
 /// Set one option by name from its textual value.
@@ -151,6 +157,8 @@ pub fn set(name: &str, value: &str) -> Result<(), OptionError> {
         "flag" => usize::from(copier_abi::parse_flag(value).ok_or_else(bad)?),
         "engine" => crate::engine::option_value(value).ok_or_else(bad)?,
         "backend" => crate::backend::option_value(value).ok_or_else(bad)?,
+        // (a time takes no k/m/g suffix: `poll_us=4k` is an error, not 4096 us)
+        "count" if is_time(name) && !value.trim().bytes().all(|b| b.is_ascii_digit()) => return Err(bad()),
         _ => match parse_size(value) {
             Some(v) => v,
             None if copier_abi::size_overflows(value) => {
@@ -317,7 +325,10 @@ mod tests {
             ("max_round_bytes=0", "a size of at least 1 byte"),
             ("stats=2", "0 or 1"),
             ("threshold=abc", "a size in bytes"),
-            ("poll_us=-1", "a non-negative integer"),
+            ("poll_us=-1", "a whole number"),
+            ("poll_us=4k", "a whole number, without a k, m or g suffix"),
+            ("adapt_gain_ns=2K", "a whole number, without a k, m or g suffix"),
+            ("adapt_after=x", "a non-negative integer"),
             ("backend=dma", "auto, kernel or inprocess"),
         ] {
             let (name, _) = spec.split_once('=').unwrap();
