@@ -355,6 +355,7 @@ pub fn line_transfer_ns(rounds: u32) -> Option<f64> {
 
 /// Buffers a stream benchmark rotates through.
 pub const STREAM_BUFFERS: usize = 512;
+const _: () = assert!(STREAM_BUFFERS % 2 == 0, "stream_two_ns gives a slot to one thread");
 
 /// A stream of `count` copies of `n` bytes through [`STREAM_BUFFERS`] slots
 /// of `dst` (from the same slots of `src`), with up to `depth` copies in
@@ -386,6 +387,52 @@ pub unsafe fn stream_ns(dst: *mut u8, src: *const u8, n: usize, depth: usize, co
                 csync(dst.wrapping_add(slot(i)) as *const c_void, n);
             }
         }
+    })
+}
+
+/// The stream of [`stream_ns`]'s baseline split between two threads that
+/// `memcpy` at once (even copies on the calling thread, odd ones on a
+/// helper, started together by a spin handshake): what two cores copy with
+/// no task overhead at all, so `A / this` bounds the ratio B can reach on
+/// two cores (on a machine whose cores share the memory bandwidth, close
+/// to 1). Returns ns, from the start to the end of both halves.
+///
+/// # Safety
+/// As [`stream_ns`].
+#[inline(never)]
+pub unsafe fn stream_two_ns(dst: *mut u8, src: *const u8, n: usize, count: usize) -> f64 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let (d, s) = (dst as usize, src as usize);
+    let half = |first: usize| {
+        for i in (first..count).step_by(2) {
+            let o = (i % STREAM_BUFFERS) * n;
+            // SAFETY: inside the buffers (caller contract); the threads
+            // write disjoint slots (STREAM_BUFFERS is even, so a slot's
+            // copies are all even or all odd).
+            unsafe { memcpy((d + o) as *mut u8, (s + o) as *const u8, n) };
+        }
+    };
+    // 0: helper starting, 1: helper ready, 2: go, 3: helper done
+    let state = AtomicU32::new(0);
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            state.store(1, Ordering::Release);
+            while state.load(Ordering::Acquire) != 2 {
+                std::hint::spin_loop();
+            }
+            half(1);
+            state.store(3, Ordering::Release);
+        });
+        while state.load(Ordering::Acquire) != 1 {
+            std::hint::spin_loop();
+        }
+        time(|| {
+            state.store(2, Ordering::Release);
+            half(0);
+            while state.load(Ordering::Acquire) != 3 {
+                std::hint::spin_loop();
+            }
+        })
     })
 }
 

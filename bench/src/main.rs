@@ -193,12 +193,21 @@ fn window(quick: bool) {
 }
 
 fn stream(quick: bool, sizes: &[usize], depths: &[usize]) {
-    println!("# copy stream: {STREAM_BUFFERS} buffers, copies kept in flight (each csynced before its buffer is reused, depth D pending); A = memcpy, B = amemcpy + csync; ratio = A/B (targets: >= 0.9 at 16 KiB, 1.3 at 64 KiB, 1.5 at 256 KiB on 2 cores)");
+    println!("# copy stream: {STREAM_BUFFERS} buffers, copies kept in flight (each csynced before its buffer is reused, depth D pending); A = memcpy, B = amemcpy + csync; ratio = A/B (targets: >= 0.9 at 16 KiB, 1.3 at 64 KiB, 1.5 at 256 KiB on 2 cores); bound = the same copies split between two threads' memcpy at once, no tasks: A/bound is the most B can gain on this machine now");
     let sizes = if sizes.is_empty() { &[16usize << 10, 64 << 10, 256 << 10][..] } else { sizes };
     for &n in sizes {
         let (src, dst) = (Buf::new(STREAM_BUFFERS * n, 1), Buf::new(STREAM_BUFFERS * n, 0));
         let count = 2 * STREAM_BUFFERS;
         let rounds = if quick { 9 } else if n >= 256 << 10 { 31 } else { 61 };
+        // SAFETY: as below.
+        let (a2, two) = ab(rounds, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, 0, count) }, || unsafe { stream_two_ns(dst.ptr(), src.ptr(), n, count) });
+        println!(
+            "{:<34} A {:>9.1} ns  two threads' memcpy at once {:>9.1} ns  per copy  best ratio 2 cores allow {:>6.3}",
+            format!("stream {} bound", kib(n)),
+            a2 / count as f64,
+            two / count as f64,
+            a2 / two
+        );
         for &depth in if depths.is_empty() { &[16usize, 128][..] } else { depths } {
             // SAFETY: both buffers hold STREAM_BUFFERS * n bytes, disjoint.
             let (a, b) = ab(rounds, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, 0, count) }, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, depth, count) });
