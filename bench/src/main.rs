@@ -199,7 +199,7 @@ fn stream(quick: bool, sizes: &[usize], depths: &[usize]) {
         let (src, dst) = (Buf::new(STREAM_BUFFERS * n, 1), Buf::new(STREAM_BUFFERS * n, 0));
         let count = 2 * STREAM_BUFFERS;
         let rounds = if quick { 9 } else if n >= 256 << 10 { 31 } else { 61 };
-        // SAFETY: as below.
+        // SAFETY: both buffers hold STREAM_BUFFERS * n bytes, disjoint.
         let (a2, two) = ab(rounds, || unsafe { stream_ns(dst.ptr(), src.ptr(), n, 0, count) }, || unsafe { stream_two_ns(dst.ptr(), src.ptr(), n, count) });
         println!(
             "{:<34} A {:>9.1} ns  two threads' memcpy at once {:>9.1} ns  per copy  best ratio 2 cores allow {:>6.3}",
