@@ -240,6 +240,17 @@ pub fn apply(spec: &str) -> Vec<OptionError> {
     errs
 }
 
+/// What `COPIER_STATS=v` asks for: `(stats, sites)`. A flag value as the
+/// `COPIERGEN_*` switches take them (`copier_abi::parse_bool`: empty is
+/// off), or `sites` (counters and per-site lines), in any case; `None`
+/// for anything else.
+fn stats_env(v: &str) -> Option<(bool, bool)> {
+    if v.trim().eq_ignore_ascii_case("sites") {
+        return Some((true, true));
+    }
+    copier_abi::parse_bool(v).map(|on| (on, false))
+}
+
 /// Read `COPIER_OPTIONS`, `COPIER_STATS` and `COPIER_STATS_FILE` from the
 /// environment (in that order, so the single-option variables win); report
 /// bad entries on stderr. Names no option has are reported only if
@@ -258,14 +269,14 @@ pub fn load_env(report_unknown: impl FnOnce() -> bool) {
         }
     }
     if let Ok(v) = std::env::var("COPIER_STATS") {
-        let v = if v.trim() == "sites" {
-            let _ = set("sites", "1");
-            "1".to_owned()
-        } else {
-            v
-        };
-        if let Err(e) = set("stats", &v) {
-            eprintln!("copier: COPIER_STATS: {e}; ignored");
+        match stats_env(&v) {
+            Some((stats, sites)) => {
+                if sites {
+                    let _ = set("sites", "1");
+                }
+                let _ = set("stats", if stats { "1" } else { "0" });
+            }
+            None => eprintln!("copier: COPIER_STATS: bad value '{v}' (expected 0 or 1, false/true, no/yes, off/on, or sites, in any case; empty is 0); ignored"),
         }
     }
     if let Some(v) = std::env::var_os("COPIER_STATS_FILE") {
@@ -339,6 +350,16 @@ mod tests {
             let msg = errs[0].to_string();
             assert!(msg.contains(&format!("for option '{name}' (expected {want}")), "{spec}: {msg}");
             assert_eq!(get(slot), before, "{spec} changed the option");
+        }
+    }
+
+    /// Trial finding: `COPIER_STATS=SITES` was refused although flags take
+    /// any case, an empty value was an error while `COPIERGEN_SHARED=` is
+    /// off, and the message for `2` did not name `sites`.
+    #[test]
+    fn copier_stats_values() {
+        for (v, want) in [("1", Some((true, false))), ("yes", Some((true, false))), ("0", Some((false, false))), ("", Some((false, false))), (" Off ", Some((false, false))), ("sites", Some((true, true))), ("SITES", Some((true, true))), ("2", None), ("site", None)] {
+            assert_eq!(stats_env(v), want, "COPIER_STATS={v:?}");
         }
     }
 
