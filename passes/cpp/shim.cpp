@@ -1272,6 +1272,111 @@ LLVMValueRef cg_loop_clone_lookup(CgLoopClone *Clone, LLVMValueRef V) {
 
 void cg_loop_clone_end(CgLoopClone *Clone) { delete Clone; }
 
+/// Function versioning: copies every block of F except the entry's static
+/// allocas, which both versions share. The allocas (constant-size ones of
+/// the entry block) move to its front, the entry splits after them and
+/// ends in `br i1 false, copy, original` (the returned *Dispatch: set its
+/// condition). Returns the map (free with cg_loop_clone_end; the
+/// cg_loop_clone_* functions apply), or null, changing nothing, when F has
+/// more than MaxInsts instructions or cannot be copied: a block whose
+/// address is taken, indirectbr or callbr, a token-typed value (funclet EH
+/// pads, a token a PHI cannot merge), a convergent, noduplicate or
+/// returns_twice call, or a pre-split coroutine.
+CgLoopClone *cg_body_clone(CgFunctionCtx *Ctx, size_t MaxInsts,
+                           LLVMValueRef *Dispatch) {
+  Function &F = Ctx->F;
+  if (F.isDeclaration() || F.isPresplitCoroutine())
+    return nullptr;
+  size_t Size = 0;
+  for (BasicBlock &BB : F) {
+    if (BB.hasAddressTaken())
+      return nullptr;
+    for (Instruction &I : BB) {
+      if (++Size > MaxInsts || I.getType()->isTokenTy() ||
+          isa<IndirectBrInst, CallBrInst>(I))
+        return nullptr;
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (CB->isConvergent() || CB->cannotDuplicate() ||
+            CB->hasFnAttr(Attribute::ReturnsTwice))
+          return nullptr;
+    }
+  }
+  BasicBlock &Entry = F.getEntryBlock();
+  // Static allocas first, in their order: the copy uses the same slots.
+  SmallVector<AllocaInst *, 16> Allocas;
+  for (Instruction &I : Entry)
+    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && AI->isStaticAlloca())
+      Allocas.push_back(AI);
+  for (size_t I = 0; I < Allocas.size(); ++I) {
+    if (I == 0)
+      Allocas[I]->moveBefore(Entry.begin());
+    else
+      Allocas[I]->moveAfter(Allocas[I - 1]);
+  }
+  BasicBlock::iterator SplitAt = Entry.begin();
+  while (isa<AllocaInst>(*SplitAt) &&
+         cast<AllocaInst>(*SplitAt).isStaticAlloca())
+    ++SplitAt;
+  BasicBlock *Body =
+      SplitBlock(&Entry, SplitAt, static_cast<DomTreeUpdater *>(nullptr),
+                 nullptr, nullptr, "copiergen.guarded");
+  auto *Clone = new CgLoopClone();
+  SmallVector<BasicBlock *, 32> Blocks, NewBlocks;
+  for (BasicBlock &BB : F)
+    if (&BB != &Entry)
+      Blocks.push_back(&BB);
+  for (BasicBlock *BB : Blocks) {
+    BasicBlock *NB =
+        CloneBasicBlock(BB, Clone->VMap, ".copiergen.unguarded", &F);
+    Clone->VMap[BB] = NB;
+    NewBlocks.push_back(NB);
+  }
+  remapInstructionsInBlocks(NewBlocks, Clone->VMap);
+  Instruction *Term = Entry.getTerminator();
+  BranchInst *D = BranchInst::Create(cast<BasicBlock>(Clone->VMap[Body]), Body,
+                                     ConstantInt::getFalse(F.getContext()),
+                                     Term->getIterator());
+  Term->eraseFromParent();
+  *Dispatch = wrap(D);
+  Ctx->FreshLI.reset();
+  Ctx->FreshDT.reset();
+  return Clone;
+}
+
+/// After cg_body_clone: every edge of the copy into the copy of one of the
+/// N blocks Targets goes to the original block instead (bail edges). The
+/// original's PHIs get the copy's values for the new edges; the copied
+/// block's PHIs lose them.
+void cg_body_clone_bail(CgLoopClone *Clone, LLVMBasicBlockRef *Targets,
+                        size_t N) {
+  DenseMap<BasicBlock *, BasicBlock *> ToOriginal;
+  for (size_t I = 0; I < N; ++I)
+    if (auto *C = dyn_cast_or_null<BasicBlock>(
+            Clone->VMap.lookup(unwrap(Targets[I]))))
+      ToOriginal[C] = unwrap(Targets[I]);
+  DenseMap<BasicBlock *, BasicBlock *> Source;
+  for (auto KV : Clone->VMap)
+    if (auto *B = dyn_cast<BasicBlock>(KV.first))
+      Source[cast<BasicBlock>(KV.second)] = const_cast<BasicBlock *>(B);
+  for (auto [Copy, Orig] : Source) {
+    Instruction *Term = Copy->getTerminator();
+    for (unsigned K = 0, E = Term->getNumSuccessors(); K < E; ++K) {
+      BasicBlock *To = ToOriginal.lookup(Term->getSuccessor(K));
+      if (!To)
+        continue;
+      Term->getSuccessor(K)->removePredecessor(Copy,
+                                               /*KeepOneInputPHIs=*/true);
+      for (PHINode &PN : To->phis()) {
+        Value *V = PN.getIncomingValueForBlock(Orig);
+        if (Value *M = Clone->VMap.lookup(V))
+          V = M;
+        PN.addIncoming(V, Copy);
+      }
+      Term->setSuccessor(K, To);
+    }
+  }
+}
+
 /// Promotes the given allocas to SSA values (mem2reg) with a freshly built
 /// dominator tree; skips allocas that are not promotable. Returns how many
 /// were promoted.

@@ -502,6 +502,21 @@ impl FunctionAnalyses<'_> {
         (LoopClone { raw }, dispatch)
     }
 
+    /// Function versioning: copies the function's body (every block but
+    /// the entry's static allocas, which both versions share). The copy is
+    /// entered from the entry block through the returned dispatch branch
+    /// (`br i1 false, copy, original`: set its condition); the
+    /// [`LoopClone`] methods apply to the copy. `None`, changing nothing,
+    /// when the function has more than `max_insts` instructions or cannot be
+    /// copied (see `cg_body_clone`).
+    pub fn clone_body(&self, max_insts: usize) -> Option<(LoopClone, LLVMValueRef)> {
+        let mut dispatch = std::ptr::null_mut();
+        // SAFETY: the context's function is live; `dispatch` is a valid
+        // out-pointer.
+        let raw = unsafe { ffi::cg_body_clone(self.ctx, max_insts, &mut dispatch) };
+        (!raw.is_null()).then(|| (LoopClone { raw }, dispatch))
+    }
+
     /// Promotes the given allocas to SSA registers (mem2reg); returns how
     /// many were promotable.
     pub fn promote_allocas(&self, allocas: &[LLVMValueRef]) -> usize {
@@ -626,7 +641,8 @@ pub fn verify_function(function: LLVMValueRef) -> Result<(), String> {
     Err(String::from_utf8_lossy(&buf[..end]).trim_end().to_owned())
 }
 
-/// The value map of a loop copy made by [`FunctionAnalyses::clone_loop`].
+/// The value map of a loop or body copy made by
+/// [`FunctionAnalyses::clone_loop`] or [`FunctionAnalyses::clone_body`].
 pub struct LoopClone {
     raw: *mut ffi::CgLoopClone,
 }
@@ -636,6 +652,21 @@ impl LoopClone {
     pub fn lookup(&self, v: LLVMValueRef) -> LLVMValueRef {
         // SAFETY: raw is live until drop; `v` is a live value.
         unsafe { ffi::cg_loop_clone_lookup(self.raw, v) }
+    }
+
+    /// The copy of block `bb` (`bb` itself when it was not copied).
+    pub fn lookup_block(&self, bb: LLVMBasicBlockRef) -> LLVMBasicBlockRef {
+        use inkwell::llvm_sys::core::{LLVMBasicBlockAsValue, LLVMValueAsBasicBlock};
+        // SAFETY: `bb` is a live block; the map holds blocks for blocks.
+        unsafe { LLVMValueAsBasicBlock(self.lookup(LLVMBasicBlockAsValue(bb))) }
+    }
+
+    /// After [`FunctionAnalyses::clone_body`]: every edge of the copy into
+    /// the copy of a block of `targets` goes to that original block (bail
+    /// edges), the PHIs of both updated (`cg_body_clone_bail`).
+    pub fn bail_to(&self, targets: &[LLVMBasicBlockRef]) {
+        // SAFETY: raw is live; `targets` are blocks of its function.
+        unsafe { ffi::cg_body_clone_bail(self.raw, targets.as_ptr(), targets.len()) }
     }
 
     /// After the caller pointed branches of the copy into the original loop

@@ -203,6 +203,8 @@ unsafe extern "C" {
     pub fn cg_delete_if_dead(v: LLVMValueRef);
     pub fn cg_verify_function(f: LLVMValueRef, buf: *mut c_char, cap: usize) -> usize;
     pub fn cg_loop_clone(ctx: *mut CgFunctionCtx, header: LLVMBasicBlockRef, dispatch: *mut LLVMValueRef) -> *mut CgLoopClone;
+    pub fn cg_body_clone(ctx: *mut CgFunctionCtx, max_insts: usize, dispatch: *mut LLVMValueRef) -> *mut CgLoopClone;
+    pub fn cg_body_clone_bail(clone: *mut CgLoopClone, targets: *const LLVMBasicBlockRef, n: usize);
     pub fn cg_loop_clone_lookup(clone: *mut CgLoopClone, v: LLVMValueRef) -> LLVMValueRef;
     pub fn cg_loop_clone_end(clone: *mut CgLoopClone);
     pub fn cg_loop_clone_repair_ssa(ctx: *mut CgFunctionCtx, clone: *mut CgLoopClone);

@@ -530,13 +530,26 @@ impl Emitter {
     }
 }
 
+/// The options [`apply`] follows.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Ready-window checks (`-copiergen-window`).
+    pub window: bool,
+    /// Largest loop (instructions) that gets an unguarded or pending-free
+    /// copy (`-copiergen-unguarded-loops`; 0: none).
+    pub max_unguarded: usize,
+    /// Largest function (instructions) whose body gets a pending-free copy
+    /// (`-copiergen-pending-free-functions`; 0: none).
+    pub max_pending_free_body: usize,
+    /// Bytes: a copy of variable length takes the inline
+    /// `llvm.memcpy`/`llvm.memmove` when it is shorter and nothing is
+    /// pending (the test the runtime's fast path makes, without the call),
+    /// with no window reset after it; only the other path submits.
+    pub threshold: u64,
+}
+
 /// Applies `plan` to the function analysed by `fa`. Call only after every
 /// analysis query: the IR changes.
-///
-/// `threshold` (bytes): a copy of variable length takes the inline
-/// `llvm.memcpy`/`llvm.memmove` when it is shorter and nothing is pending
-/// (the test the runtime's fast path makes, without the call), with no
-/// window reset after it; only the other path submits.
 pub fn apply(
     module: LLVMModuleRef,
     fa: &FunctionAnalyses<'_>,
@@ -544,10 +557,9 @@ pub fn apply(
     copies: &[PendingCopy],
     plan: &Plan,
     lazy: &super::lazy_copies::LazyPlan,
-    window_enabled: bool,
-    max_unguarded: usize,
-    threshold: u64,
+    limits: Limits,
 ) {
+    let Limits { window: window_enabled, max_unguarded, max_pending_free_body, threshold } = limits;
     // Bounds for unguarded loop copies first, from ScalarEvolution of the
     // program as written: the guards' calls would hide trip counts (a loop
     // that calls something writing memory need not terminate).
@@ -567,6 +579,7 @@ pub fn apply(
     }
     let quiet_loops =
         if max_unguarded > 0 { super::pending_free::candidates(fa, copies, plan, lazy) } else { Vec::new() };
+    let quiet_body = max_pending_free_body > 0 && super::pending_free::body_candidate(copies, plan, lazy);
     fa.mark_changed();
     let function = fa.function();
     let b = Builder::new(module);
@@ -807,6 +820,11 @@ pub fn apply(
     let guard_branches: Vec<LLVMValueRef> = em.guards.iter().map(|g| g.branch).collect();
     let pending_free =
         super::pending_free::version(fa, &em.b, rt.pending, &quiet_loops, &em.splits, &guard_branches, max_unguarded);
+    let pending_free_body = if quiet_body {
+        super::pending_free::version_body(fa, &em.b, rt.pending, &em.splits, &guard_branches, max_pending_free_body)
+    } else {
+        None
+    };
 
     // The slots of increasing-pointer guards stay in memory: in a hot loop
     // a loop-carried register costs more (spills, moves on every iteration)
@@ -866,6 +884,9 @@ pub fn apply(
         }
         for (submit, copies) in pending_free {
             super::remarks::pending_free_loop(fa, submit, copies);
+        }
+        if let Some((submit, checks)) = pending_free_body {
+            super::remarks::pending_free_function(fa, submit, checks);
         }
     }
 }

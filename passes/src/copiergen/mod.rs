@@ -104,6 +104,7 @@ struct Config {
     loop_guards: bool,
     max_narrow: u64,
     unguarded_loops: u64,
+    pending_free_functions: u64,
 }
 
 impl ModulePass for CopierGen {
@@ -187,6 +188,7 @@ impl ModulePass for CopierGen {
             loop_guards: options::LOOP_GUARDS.bool(),
             max_narrow: options::MAX_NARROW.uint(),
             unguarded_loops: options::UNGUARDED_LOOPS.uint(),
+            pending_free_functions: options::PENDING_FREE_FUNCTIONS.uint(),
         };
         let ids = IntrinsicIds::lookup();
         let mut runtime = None;
@@ -510,7 +512,20 @@ fn run_on_function(
             remarks::guarded(&fa, f);
         }
     }
-    emit::apply(cx.raw(), &fa, rt, &copies, &plan, &lazy, cfg.window, cfg.unguarded_loops as usize, cfg.threshold);
+    emit::apply(
+        cx.raw(),
+        &fa,
+        rt,
+        &copies,
+        &plan,
+        &lazy,
+        emit::Limits {
+            window: cfg.window,
+            max_unguarded: cfg.unguarded_loops as usize,
+            max_pending_free_body: cfg.pending_free_functions as usize,
+            threshold: cfg.threshold,
+        },
+    );
     true
 }
 

@@ -121,6 +121,17 @@ pub static UNGUARDED_LOOPS: PluginOption = PluginOption {
     default: OptionDefault::Uint(2000),
 };
 
+/// `-copiergen-pending-free-functions=N`: a function of at most N
+/// instructions whose copies all split at run time (variable length, below
+/// the threshold inline) gets a copy of its body without checks, entered
+/// when nothing is pending at its entry; a long copy bails into the checked
+/// body ([`super::pending_free`]; 0 turns it off).
+pub static PENDING_FREE_FUNCTIONS: PluginOption = PluginOption {
+    name: "copiergen-pending-free-functions",
+    help: "Largest function (instructions) whose copies all split at run time that gets a copy without checks, run while nothing is pending at its entry (0: none)",
+    default: OptionDefault::Uint(2000),
+};
+
 /// `-copiergen-disable`: the automatically scheduled run (clang
 /// `-fpass-plugin`, LTO) does nothing; `-passes=copiergen` still runs.
 pub static DISABLE: PluginOption = PluginOption {
@@ -163,5 +174,5 @@ pub static LINK_RUNTIME: PluginOption = PluginOption {
 
 /// CopierGen's options, in registration order.
 pub static OPTIONS: &[&PluginOption] = &[
-    &THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &LOOP_GUARDS, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &LAZY, &DISABLE, &VERIFY, &SIZE_PROFILE, &LINK_RUNTIME,
+    &THRESHOLD, &WINDOW, &MAX_QUERIES, &MIN_OVERLAP, &LOOP_GUARDS, &MAX_NARROW, &GUARD_CALLEES, &DISPATCH, &UNGUARDED_LOOPS, &PENDING_FREE_FUNCTIONS, &LAZY, &DISABLE, &VERIFY, &SIZE_PROFILE, &LINK_RUNTIME,
 ];

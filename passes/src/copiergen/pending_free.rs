@@ -21,6 +21,14 @@
 //! nothing this thread uses before a sync hands it over. So no access of
 //! the copy can meet a pending copy, and the cached windows the copy does
 //! not update stay valid for the checked loop after a bail.
+//!
+//! A function whose copies all split gets the same treatment as a whole
+//! (function versioning): its body is copied, the entry enters the copy
+//! when the word reads 0, and every split's long side bails into the
+//! original body. The checks after a short inline copy then cost nothing
+//! (a straight-line function pays for each one otherwise: a load and a
+//! compare of the word). The entry's static allocas are shared, so the
+//! slots the copy wrote are the ones the original reads after a bail.
 
 use super::candidates::CopyCall;
 use super::lazy_copies::LazyPlan;
@@ -78,6 +86,63 @@ pub fn candidates(fa: &FunctionAnalyses<'_>, copies: &[PendingCopy], plan: &Plan
         })
         .map(|(c, _)| c)
         .collect()
+}
+
+/// Whether the function's body is a candidate for [`version_body`]: it has
+/// a copy, every copy is split ([`is_split`]), and it makes none of the
+/// program's own submissions. Call before the IR changes.
+pub fn body_candidate(copies: &[PendingCopy], plan: &Plan, lazy: &LazyPlan) -> bool {
+    let mut reachable = copies.iter().enumerate().filter(|&(i, _)| plan.reachable[i]).peekable();
+    reachable.peek().is_some() && reachable.all(|(i, pc)| is_split(pc, i, lazy)) && plan.user_submissions.is_empty()
+}
+
+/// Fewest checks (loads of the pending word besides the splits') that pay
+/// for a copy of a function's body. Every function with a split copy has
+/// one or two (the whole-copy csync before its returns); a copy of the body
+/// for those would double its code to save a load and a branch per call.
+pub const MIN_BODY_CHECKS: usize = 4;
+
+/// Versions the body of a [`body_candidate`] function, after the loops
+/// (`splits` and `guard_branches` as for [`version`]; a loop copy's bail
+/// edges bail into the original body too). Only when the body has at most
+/// `max_insts` instructions and at least [`MIN_BODY_CHECKS`] checks besides
+/// its splits' pending tests would go. Returns the first submitting call (for the
+/// remark) and the number of checks (loads of the word) the copy drops.
+pub fn version_body(
+    fa: &FunctionAnalyses<'_>,
+    b: &Builder,
+    pending_word: LLVMValueRef,
+    splits: &HashMap<usize, (LLVMValueRef, LLVMValueRef)>,
+    guard_branches: &[LLVMValueRef],
+    max_insts: usize,
+) -> Option<(LLVMValueRef, usize)> {
+    let function = fa.function();
+    let loads = ir::blocks(function)
+        .flat_map(ir::instructions)
+        .filter(|&i| ir::opcode(i) == inkwell::llvm_sys::LLVMOpcode::LLVMLoad && ir::operand(i, 0) == pending_word)
+        .count();
+    let first = splits.keys().min().map(|i| splits[i].1)?;
+    if loads < splits.len() + MIN_BODY_CHECKS {
+        return None;
+    }
+    let submits: Vec<LLVMBasicBlockRef> =
+        splits.values().map(|&(br, _)| ir::successors(ir::parent_block(br))[0]).collect();
+    let (clone, dispatch) = fa.clone_body(max_insts)?;
+    let checks: Vec<LLVMValueRef> = guard_branches.iter().map(|&br| clone.lookup(br)).collect();
+    // Every edge of the copy into a copied submitting block (a split's, or
+    // a loop copy's bail edge) goes to the original block instead.
+    clone.bail_to(&submits);
+    clone.repair_ssa(fa);
+    for br in checks {
+        context::make_unconditional(br, 1);
+    }
+    b.position_before_no_loc(dispatch);
+    let size = b.intptr_type();
+    let word = b.load_acquire(size, pending_word, 8);
+    let none = b.icmp(LLVMIntPredicate::LLVMIntEQ, word, b.const_int(size, 0));
+    ir::set_condition(dispatch, none);
+    clone.assume_zero(fa, pending_word);
+    Some((first, loads - splits.len()))
 }
 
 /// Versions each candidate loop (at most `max_insts` instructions, in the

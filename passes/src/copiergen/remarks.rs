@@ -10,6 +10,8 @@
 //! | passed | `CsyncWindow`    | the guarded access| `windowed csync_ready_end (inline ready-window check) of 1 byte before load at ... in a loop: ...` (one per group: `... covering 3 accesses`) |
 //! | passed | `CsyncCopy`      | the guarded inst. | `csync of the whole copy (memcpy at f.c:7:3) before call to 'printf' at f.c:8:3: the callee may read the destination` (`copier_drop of the whole lazy copy (...) ...: the destination dies here ...` where a lazy copy's destination dies) |
 //! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
+//! | passed | `PendingFreeLoop` | the loop's first copy | `loop versioned: while nothing is pending, a copy without checks runs, and its copy takes the inline copy below the threshold (...)` |
+//! | passed | `PendingFreeFunction` | the first copy | `function versioned: while nothing is pending at its entry, a copy of its body without 11 checks runs, its copies inline below the threshold (...)` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
 //! | passed | `LazyCopy`       | the copy          | `copy submitted with amemcpy_lazy: its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at 1 point (a free, the end of its frame), where copier_drop drops the copy unexecuted` (`lazy_copies`) |
@@ -389,6 +391,24 @@ pub fn pending_free_loop(fa: &FunctionAnalyses<'_>, first_copy: LLVMValueRef, co
             s("loop versioned: while nothing is pending, a copy without checks runs, and "),
             ("Copies", copies),
             s(" the inline copy below the threshold (a longer one is submitted by the checked loop)"),
+        ],
+    );
+}
+
+/// Passed remark: a function whose copies all split at run time got a copy
+/// of its body without checks, run while nothing is pending at its entry
+/// (`pending_free::version_body`); `checks`: loads of the pending word the
+/// copy drops.
+pub fn pending_free_function(fa: &FunctionAnalyses<'_>, first_copy: LLVMValueRef, checks: usize) {
+    let checks = if checks == 1 { "1 check".to_owned() } else { format!("{checks} checks") };
+    fa.remark(
+        RemarkKind::Passed,
+        "PendingFreeFunction",
+        Some(first_copy),
+        &[
+            s("function versioned: while nothing is pending at its entry, a copy of its body without "),
+            ("Checks", checks),
+            s(" runs, its copies inline below the threshold (a longer one is submitted by the checked body)"),
         ],
     );
 }
