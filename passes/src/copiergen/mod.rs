@@ -203,6 +203,7 @@ impl ModulePass for CopierGen {
         } else {
             HashSet::new()
         };
+        let facts = ModuleFacts { guarded, signal_context };
         let verify = options::VERIFY.bool();
         let dispatch = options::DISPATCH.bool();
         let check = |f: LLVMValueRef| {
@@ -219,8 +220,8 @@ impl ModulePass for CopierGen {
         let mut unguarded = Vec::new();
         for f in definitions {
             // The unguarded copy is taken before the pass changes the body.
-            let clone = if dispatch && guarded.contains(&f) { dispatch::clone_body(cx, f) } else { None };
-            let changed_f = run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f, false);
+            let clone = if dispatch && facts.guarded.contains(&f) { dispatch::clone_body(cx, f) } else { None };
+            let changed_f = run_on_function(cx, &cfg, &ids, &mut runtime, &facts, f, false);
             match (clone, &runtime) {
                 (Some(clone), Some(Ok(rt))) if changed_f => {
                     dispatch::insert(f, clone, rt);
@@ -235,7 +236,7 @@ impl ModulePass for CopierGen {
             changed |= changed_f;
         }
         for &(_, f) in &unguarded {
-            if run_on_function(cx, &cfg, &ids, &mut runtime, &guarded, &signal_context, f, true) && verify {
+            if run_on_function(cx, &cfg, &ids, &mut runtime, &facts, f, true) && verify {
                 check(f);
             }
         }
@@ -311,16 +312,24 @@ fn has_setjmp(fa: &FunctionAnalyses<'_>, function: LLVMValueRef) -> bool {
     })
 }
 
+/// What the module-wide analyses found, before any function changes.
+struct ModuleFacts {
+    /// Functions that can run while a caller's copy is pending.
+    guarded: HashSet<LLVMValueRef>,
+    /// Signal handlers and their callees, with the reason for each.
+    signal_context: HashMap<LLVMValueRef, String>,
+}
+
 fn run_on_function(
     cx: &ModuleContext<'_>,
     cfg: &Config,
     ids: &IntrinsicIds,
     runtime: &mut Option<Result<emit::Runtime, String>>,
-    guarded: &HashSet<LLVMValueRef>,
-    signal_context: &HashMap<LLVMValueRef, String>,
+    facts: &ModuleFacts,
     f: LLVMValueRef,
     unguarded_copy: bool,
 ) -> bool {
+    let (guarded, signal_context) = (&facts.guarded, &facts.signal_context);
     let is_guarded = guarded.contains(&f);
     let found: Vec<_> = ir::blocks(f)
         .flat_map(ir::instructions)

@@ -132,17 +132,32 @@ pub fn version_body(
     // Every edge of the copy into a copied submitting block (a split's, or
     // a loop copy's bail edge) goes to the original block instead.
     clone.bail_to(&submits);
+    finish(fa, b, &clone, dispatch, &checks, pending_word);
+    Some((first, loads - splits.len()))
+}
+
+/// After the bail edges are set: repairs SSA, makes the copy's windowed
+/// checks (`checks`) hits, sets `dispatch` to enter the copy when the
+/// pending word reads 0, and folds the copy with the word 0.
+fn finish(
+    fa: &FunctionAnalyses<'_>,
+    b: &Builder,
+    clone: &context::LoopClone,
+    dispatch: LLVMValueRef,
+    checks: &[LLVMValueRef],
+    pending_word: LLVMValueRef,
+) {
     clone.repair_ssa(fa);
-    for br in checks {
+    for &br in checks {
         context::make_unconditional(br, 1);
     }
+    // (The condition first: the clean-up folds a constant dispatch.)
     b.position_before_no_loc(dispatch);
     let size = b.intptr_type();
     let word = b.load_acquire(size, pending_word, 8);
     let none = b.icmp(LLVMIntPredicate::LLVMIntEQ, word, b.const_int(size, 0));
     ir::set_condition(dispatch, none);
     clone.assume_zero(fa, pending_word);
-    Some((first, loads - splits.len()))
 }
 
 /// Versions each candidate loop (at most `max_insts` instructions, in the
@@ -174,17 +189,7 @@ pub fn version(
         for &(br, submit) in &bails {
             context::set_successor(br, 0, submit);
         }
-        clone.repair_ssa(fa);
-        for br in checks {
-            context::make_unconditional(br, 1);
-        }
-        // (The condition first: the clean-up folds a constant dispatch.)
-        b.position_before_no_loc(dispatch);
-        let size = b.intptr_type();
-        let word = b.load_acquire(size, pending_word, 8);
-        let none = b.icmp(LLVMIntPredicate::LLVMIntEQ, word, b.const_int(size, 0));
-        ir::set_condition(dispatch, none);
-        clone.assume_zero(fa, pending_word);
+        finish(fa, b, &clone, dispatch, &checks, pending_word);
         drop(clone);
         done.push((splits[&cand.copies[0]].1, cand.copies.len()));
     }
