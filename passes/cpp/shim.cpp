@@ -1018,7 +1018,8 @@ LLVMBasicBlockRef cg_loop_prepare(CgFunctionCtx *Ctx, LLVMBasicBlockRef Header,
   AssumptionCache &AC = Ctx->FAM.getResult<AssumptionAnalysis>(Ctx->F);
   simplifyLoop(L, Ctx->FreshDT.get(), Ctx->FreshLI.get(), nullptr, &AC, nullptr,
                /*PreserveLCSSA=*/false);
-  formLCSSA(*L, *Ctx->FreshDT, Ctx->FreshLI.get(), nullptr);
+  // (Inner loops first: formLCSSA assumes them in LCSSA form.)
+  formLCSSARecursively(*L, *Ctx->FreshDT, Ctx->FreshLI.get(), nullptr);
   if (!L->isLoopSimplifyForm() || !L->isLCSSAForm(*Ctx->FreshDT) ||
       !L->isSafeToClone())
     return nullptr;
@@ -1262,6 +1263,36 @@ void cg_loop_clone_assume_zero(CgFunctionCtx *Ctx, CgLoopClone *Clone,
 LLVMBasicBlockRef cg_innermost_loop(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
   Loop *L = Ctx->LI.getLoopFor(unwrap(BB));
   return L && L->isInnermost() ? wrap(L->getHeader()) : nullptr;
+}
+
+/// For each of the N blocks Blocks[I]: the header of the outermost natural
+/// loop containing it that contains none of the NBlocked blocks Blocked,
+/// has at most MaxInsts instructions and can be cloned (cg_loop_prepare's
+/// conditions), into Out[I]; null when the innermost loop already fails.
+/// Loop info of the IR as it is now (built here, replacing the fresh one).
+void cg_outermost_loops_without(CgFunctionCtx *Ctx, LLVMBasicBlockRef *Blocks,
+                                size_t N, LLVMBasicBlockRef *Blocked,
+                                size_t NBlocked, size_t MaxInsts,
+                                LLVMBasicBlockRef *Out) {
+  Ctx->FreshLI.reset();
+  Ctx->FreshDT = std::make_unique<DominatorTree>(Ctx->F);
+  Ctx->FreshLI = std::make_unique<LoopInfo>(*Ctx->FreshDT);
+  auto Fits = [&](Loop *L) {
+    for (size_t J = 0; J < NBlocked; ++J)
+      if (L->contains(unwrap(Blocked[J])))
+        return false;
+    size_t Size = 0;
+    for (BasicBlock *BB : L->blocks())
+      Size += BB->size();
+    return Size <= MaxInsts && L->isSafeToClone();
+  };
+  for (size_t I = 0; I < N; ++I) {
+    Loop *Best = nullptr;
+    for (Loop *L = Ctx->FreshLI->getLoopFor(unwrap(Blocks[I])); L && Fits(L);
+         L = L->getParentLoop())
+      Best = L;
+    Out[I] = Best ? wrap(Best->getHeader()) : nullptr;
+  }
 }
 
 /// The copy of V made by cg_loop_clone (V itself when V is not in the loop).

@@ -445,6 +445,34 @@ impl FunctionAnalyses<'_> {
         (!h.is_null()).then_some(h)
     }
 
+    /// For each block of `blocks`: the header of the outermost natural loop
+    /// containing it that contains no block of `blocked`, has at most
+    /// `max_insts` instructions and can be copied ([`Self::prepare_loop`]
+    /// would take it), or `None`. Loop info of the IR as it is *now*, so it
+    /// may follow changes; call [`Self::prepare_loop`] before cloning.
+    pub fn outermost_loops_without(
+        &self,
+        blocks: &[LLVMBasicBlockRef],
+        blocked: &[LLVMBasicBlockRef],
+        max_insts: usize,
+    ) -> Vec<Option<LLVMBasicBlockRef>> {
+        let mut out = vec![std::ptr::null_mut(); blocks.len()];
+        // SAFETY: every block is a block of the analysed function; `out`
+        // has room for one header per block.
+        unsafe {
+            ffi::cg_outermost_loops_without(
+                self.ctx,
+                blocks.as_ptr(),
+                blocks.len(),
+                blocked.as_ptr(),
+                blocked.len(),
+                max_insts,
+                out.as_mut_ptr(),
+            )
+        };
+        out.into_iter().map(|h| (!h.is_null()).then_some(h)).collect()
+    }
+
     /// Whether `bb` lies in the natural loop headed by `header` (loop info
     /// of the IR as it was before any change).
     pub fn loop_contains(&self, header: LLVMBasicBlockRef, bb: LLVMBasicBlockRef) -> bool {

@@ -211,6 +211,15 @@ unsafe extern "C" {
     pub fn cg_loop_clone_assume_zero(ctx: *mut CgFunctionCtx, clone: *mut CgLoopClone, word: LLVMValueRef);
     pub fn cg_set_successor(term: LLVMValueRef, index: u32, target: LLVMBasicBlockRef);
     pub fn cg_innermost_loop(ctx: *mut CgFunctionCtx, bb: LLVMBasicBlockRef) -> LLVMBasicBlockRef;
+    pub fn cg_outermost_loops_without(
+        ctx: *mut CgFunctionCtx,
+        blocks: *const LLVMBasicBlockRef,
+        n: usize,
+        blocked: *const LLVMBasicBlockRef,
+        n_blocked: usize,
+        max_insts: usize,
+        out: *mut LLVMBasicBlockRef,
+    );
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;
     pub fn cg_is_single_thread_scope(inst: LLVMValueRef) -> bool;
     pub fn cg_split_if_then(cond: LLVMValueRef, before: LLVMValueRef, unlikely: bool) -> LLVMValueRef;

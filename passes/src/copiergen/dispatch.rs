@@ -12,10 +12,11 @@
 //! and a jump.
 
 use super::emit::Runtime;
+use super::remarks;
 use super::section;
 use crate::context;
 use crate::ir;
-use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 use std::ffi::CString;
 
 /// The name of `function`'s unguarded copy.
@@ -40,45 +41,118 @@ pub fn insert(function: LLVMValueRef, clone: LLVMValueRef, rt: &Runtime) {
 /// Makes every direct call of a function in `clones` (function, its
 /// unguarded copy) pick the copy itself when nothing is pending: the test
 /// then costs the caller a load, a compare and a branch, and the callee's
-/// prologue is not run twice. Returns the functions changed.
-pub fn redirect_calls(module: inkwell::llvm_sys::prelude::LLVMModuleRef, clones: &std::collections::HashMap<LLVMValueRef, LLVMValueRef>, rt: &Runtime) -> Vec<LLVMValueRef> {
+/// prologue is not run twice. A loop of at most `max_loop_insts`
+/// instructions that makes such calls and submits nothing is versioned
+/// ([`version_loops`]): its calls then pay nothing. Returns the functions
+/// changed.
+pub fn redirect_calls(
+    cx: &context::ModuleContext<'_>,
+    clones: &std::collections::HashMap<LLVMValueRef, LLVMValueRef>,
+    rt: &Runtime,
+    max_loop_insts: usize,
+) -> Vec<LLVMValueRef> {
     let mut changed = Vec::new();
     let unguarded: std::collections::HashSet<LLVMValueRef> = clones.values().copied().collect();
-    for f in ir::functions(module).filter(|&f| !ir::is_declaration(f)).collect::<Vec<_>>() {
+    for f in ir::functions(cx.raw()).filter(|&f| !ir::is_declaration(f)).collect::<Vec<_>>() {
         let calls: Vec<(LLVMValueRef, LLVMValueRef)> = ir::blocks(f)
             .flat_map(ir::instructions)
             .filter(|&i| ir::opcode(i) == inkwell::llvm_sys::LLVMOpcode::LLVMCall)
             .filter_map(|i| ir::called_function(i).and_then(|g| clones.get(&g)).map(|&c| (i, c)))
             .collect();
+        if calls.is_empty() {
+            continue;
+        }
         // An unguarded copy that submits nothing runs with nothing pending
         // from its entry to its return (callees complete their own copies):
         // its calls go to the callees' unguarded copies directly.
-        let quiet = unguarded.contains(&f) && !submits(f);
-        let mut any = false;
-        for (call, clone) in calls {
-            if quiet {
+        if unguarded.contains(&f) && !submits(f) {
+            for &(call, clone) in &calls {
                 ir::set_called_function(call, clone);
-                any = true;
-            } else {
-                any |= context::dispatch_call(call, clone, rt.pending_word());
             }
+            changed.push(f);
+            continue;
+        }
+        let fa = cx.analyses(f);
+        if unguarded.contains(&f) {
+            // (The original's remarks describe its copy's loops.)
+            fa.quiet_remarks();
+        }
+        // (Chosen before the calls' tests split their blocks.)
+        let loops = if max_loop_insts > 0 { quiet_loops(&fa, &calls, max_loop_insts) } else { Vec::new() };
+        let mut any = false;
+        for &(call, clone) in &calls {
+            any |= context::dispatch_call(call, clone, rt.pending_word());
         }
         if any {
+            fa.mark_changed();
+            version_loops(cx.raw(), &fa, &loops, rt, max_loop_insts);
             changed.push(f);
         }
     }
     changed
 }
 
+/// The loops to version for `calls` (call, clone) of `fa`'s function, in
+/// the current IR: for each call, the outermost loop around it that
+/// submits nothing and has at most `max_insts` instructions; each loop
+/// once, with its first call and how many of the calls it holds.
+fn quiet_loops(
+    fa: &context::FunctionAnalyses<'_>,
+    calls: &[(LLVMValueRef, LLVMValueRef)],
+    max_insts: usize,
+) -> Vec<(LLVMBasicBlockRef, LLVMValueRef, usize)> {
+    let submitting: Vec<LLVMBasicBlockRef> = ir::blocks(fa.function())
+        .filter(|&bb| ir::instructions(bb).any(|i| ir::is_call(i) && is_submit(i)))
+        .collect();
+    let blocks: Vec<LLVMBasicBlockRef> = calls.iter().map(|&(call, _)| ir::parent_block(call)).collect();
+    let mut loops: Vec<(LLVMBasicBlockRef, LLVMValueRef, usize)> = Vec::new();
+    for (header, &(call, _)) in fa.outermost_loops_without(&blocks, &submitting, max_insts).into_iter().zip(calls) {
+        let Some(header) = header else { continue };
+        match loops.iter_mut().find(|l| l.0 == header) {
+            Some(l) => l.2 += 1,
+            None => loops.push((header, call, 1)),
+        }
+    }
+    loops
+}
+
+/// Versions each loop of `loops` ([`quiet_loops`], after the calls'
+/// tests): its header enters a copy of the loop when the pending word reads
+/// 0, and in the copy every load of the word is 0, so its calls go to the
+/// unguarded copies directly and the test runs once per entry instead of
+/// once per call. Sound as the tests are: the loop submits nothing, and a
+/// callee completes its copies before it returns, so nothing becomes
+/// pending while the copy runs.
+fn version_loops(
+    module: inkwell::llvm_sys::prelude::LLVMModuleRef,
+    fa: &context::FunctionAnalyses<'_>,
+    loops: &[(LLVMBasicBlockRef, LLVMValueRef, usize)],
+    rt: &Runtime,
+    max_insts: usize,
+) {
+    let b = ir::Builder::new(module);
+    for &(header, first_call, calls) in loops {
+        if fa.prepare_loop(header, max_insts).is_none() {
+            continue;
+        }
+        let (clone, dispatch) = fa.clone_loop(header);
+        super::pending_free::enter_when_none_pending(fa, &b, &clone, dispatch, rt.pending_word());
+        remarks::dispatch_loop(fa, first_call, calls);
+    }
+}
+
 /// Whether `f` calls anything that may submit a copy itself: a Copier entry
 /// point that submits (the pass's site entry points, the program's own
 /// `amemcpy` family, `copier_submit`).
 fn submits(f: LLVMValueRef) -> bool {
-    ir::blocks(f).flat_map(ir::instructions).filter(|&i| ir::is_call(i)).any(|i| {
-        ir::called_function(i).is_some_and(|g| {
-            let n = ir::name(g);
-            n.starts_with("amemcpy") || n.starts_with("amemmove") || n.starts_with("__copier_amem") || n == "copier_submit" || n == "__copier_submit"
-        })
+    ir::blocks(f).flat_map(ir::instructions).filter(|&i| ir::is_call(i)).any(is_submit)
+}
+
+/// Whether the call `call` is one of [`submits`]'s entry points.
+fn is_submit(call: LLVMValueRef) -> bool {
+    ir::called_function(call).is_some_and(|g| {
+        let n = ir::name(g);
+        n.starts_with("amemcpy") || n.starts_with("amemmove") || n.starts_with("__copier_amem") || n == "copier_submit" || n == "__copier_submit"
     })
 }
 

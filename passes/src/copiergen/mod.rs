@@ -242,7 +242,7 @@ impl ModulePass for CopierGen {
         }
         if let (false, Some(Ok(rt))) = (unguarded.is_empty(), &runtime) {
             let clones: HashMap<LLVMValueRef, LLVMValueRef> = unguarded.iter().copied().collect();
-            for f in dispatch::redirect_calls(cx.raw(), &clones, rt) {
+            for f in dispatch::redirect_calls(cx, &clones, rt, cfg.unguarded_loops as usize) {
                 if verify {
                     check(f);
                 }

@@ -151,6 +151,19 @@ fn finish(
     for &br in checks {
         context::make_unconditional(br, 1);
     }
+    enter_when_none_pending(fa, b, clone, dispatch, pending_word);
+}
+
+/// Sets the condition of `dispatch` (the branch into `clone`) to "the
+/// pending word reads 0", then makes every load of the word in the copy 0
+/// (its checks fold away).
+pub fn enter_when_none_pending(
+    fa: &FunctionAnalyses<'_>,
+    b: &Builder,
+    clone: &context::LoopClone,
+    dispatch: LLVMValueRef,
+    pending_word: LLVMValueRef,
+) {
     // (The condition first: the clean-up folds a constant dispatch.)
     b.position_before_no_loc(dispatch);
     let size = b.intptr_type();

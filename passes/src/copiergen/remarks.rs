@@ -12,6 +12,7 @@
 //! | passed | `UnguardedLoop`  | first guarded access | `loop versioned: a copy without its windowed guard runs once the ready windows cover the rest of the accessed object` |
 //! | passed | `PendingFreeLoop` | the loop's first copy | `loop versioned: while nothing is pending, a copy without checks runs, and its copy takes the inline copy below the threshold (...)` |
 //! | passed | `PendingFreeFunction` | the first copy | `function versioned: while nothing is pending at its entry, a copy of its body without 11 checks runs, its copies inline below the threshold (...)` |
+//! | passed | `PendingFreeCalls` | the loop's first call | `loop versioned: while nothing is pending at its entry, a copy runs where its 2 calls go to the callee's unguarded copy without testing the pending word` |
 //! | passed | `CsyncAll`       | the guarded inst. | `csync_all before return at ...: memcpy at ... may be pending from an earlier loop iteration` |
 //! | passed | `AbsorbedCall`   | the call          | `call to 'write' at f.c:9:3 rewritten to copier_write instead of a csync: the kernel reads the pending bytes from the source of memcpy at f.c:7:3, which stays pending` |
 //! | passed | `LazyCopy`       | the copy          | `copy submitted with amemcpy_lazy: its destination only goes to calls that read it from the copy's source (the write/send family) before it dies at 1 point (a free, the end of its frame), where copier_drop drops the copy unexecuted` (`lazy_copies`) |
@@ -409,6 +410,24 @@ pub fn pending_free_function(fa: &FunctionAnalyses<'_>, first_copy: LLVMValueRef
             s("function versioned: while nothing is pending at its entry, a copy of its body without "),
             ("Checks", checks),
             s(" runs, its copies inline below the threshold (a longer one is submitted by the checked body)"),
+        ],
+    );
+}
+
+/// Passed remark: a loop that calls guarded functions and submits nothing
+/// got a copy whose `calls` calls go to the unguarded copies without a
+/// test, run while nothing is pending at the loop's entry
+/// (`dispatch::version_loops`).
+pub fn dispatch_loop(fa: &FunctionAnalyses<'_>, first_call: LLVMValueRef, calls: usize) {
+    let calls = if calls == 1 { "its call goes".to_owned() } else { format!("its {calls} calls go") };
+    fa.remark(
+        RemarkKind::Passed,
+        "PendingFreeCalls",
+        Some(first_call),
+        &[
+            s("loop versioned: while nothing is pending at its entry, a copy runs where "),
+            ("Calls", calls),
+            s(" to the callee's unguarded copy without testing the pending word"),
         ],
     );
 }
