@@ -24,6 +24,8 @@
 
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LazyValueInfo.h"
@@ -1268,11 +1270,17 @@ LLVMBasicBlockRef cg_innermost_loop(CgFunctionCtx *Ctx, LLVMBasicBlockRef BB) {
 /// For each of the N blocks Blocks[I]: the header of the outermost natural
 /// loop containing it that contains none of the NBlocked blocks Blocked,
 /// has at most MaxInsts instructions and can be cloned (cg_loop_prepare's
-/// conditions), into Out[I]; null when the innermost loop already fails.
-/// Loop info of the IR as it is now (built here, replacing the fresh one).
+/// conditions), into Out[I]; null when the innermost loop already fails,
+/// or when the blocks of Blocks in that loop are expected to run fewer
+/// than MinPerEntry times per entry into it (block frequencies: branch
+/// weights and profiles where the IR has them, LLVM's static estimate
+/// otherwise), or, with OutermostOnly, when that loop lies in another
+/// loop. Loop info of the IR as it is now (built here, replacing the
+/// fresh one).
 void cg_outermost_loops_without(CgFunctionCtx *Ctx, LLVMBasicBlockRef *Blocks,
                                 size_t N, LLVMBasicBlockRef *Blocked,
                                 size_t NBlocked, size_t MaxInsts,
+                                unsigned MinPerEntry, bool OutermostOnly,
                                 LLVMBasicBlockRef *Out) {
   Ctx->FreshLI.reset();
   Ctx->FreshDT = std::make_unique<DominatorTree>(Ctx->F);
@@ -1286,12 +1294,31 @@ void cg_outermost_loops_without(CgFunctionCtx *Ctx, LLVMBasicBlockRef *Blocks,
       Size += BB->size();
     return Size <= MaxInsts && L->isSafeToClone();
   };
-  for (size_t I = 0; I < N; ++I) {
-    Loop *Best = nullptr;
+  SmallVector<Loop *, 16> Best(N, nullptr);
+  for (size_t I = 0; I < N; ++I)
     for (Loop *L = Ctx->FreshLI->getLoopFor(unwrap(Blocks[I])); L && Fits(L);
          L = L->getParentLoop())
-      Best = L;
-    Out[I] = Best ? wrap(Best->getHeader()) : nullptr;
+      Best[I] = L;
+  BranchProbabilityInfo BPI(Ctx->F, *Ctx->FreshLI, &Ctx->TLI,
+                            Ctx->FreshDT.get(), nullptr);
+  BlockFrequencyInfo BFI(Ctx->F, BPI, *Ctx->FreshLI);
+  for (size_t I = 0; I < N; ++I) {
+    Loop *L = Best[I];
+    Out[I] = nullptr;
+    if (!L || (OutermostOnly && L->getParentLoop()))
+      continue;
+    BasicBlock *H = L->getHeader();
+    uint64_t Entry = 0;
+    for (BasicBlock *P : predecessors(H))
+      if (!L->contains(P))
+        Entry +=
+            (BFI.getBlockFreq(P) * BPI.getEdgeProbability(P, H)).getFrequency();
+    uint64_t Runs = 0;
+    for (size_t J = 0; J < N; ++J)
+      if (Best[J] == L)
+        Runs += BFI.getBlockFreq(unwrap(Blocks[J])).getFrequency();
+    if (Runs >= uint64_t(MinPerEntry) * std::max<uint64_t>(Entry, 1))
+      Out[I] = wrap(H);
   }
 }
 

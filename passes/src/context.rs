@@ -448,13 +448,19 @@ impl FunctionAnalyses<'_> {
     /// For each block of `blocks`: the header of the outermost natural loop
     /// containing it that contains no block of `blocked`, has at most
     /// `max_insts` instructions and can be copied ([`Self::prepare_loop`]
-    /// would take it), or `None`. Loop info of the IR as it is *now*, so it
-    /// may follow changes; call [`Self::prepare_loop`] before cloning.
+    /// would take it), or `None`; `None` too when the blocks of `blocks` in
+    /// that loop are expected to run fewer than `min_per_entry` times per
+    /// entry into the loop (block frequencies: profiles and branch weights,
+    /// else LLVM's static estimate), or, with `outermost_only`, when that
+    /// loop lies in another loop. Loop info of the IR as it is *now*, so
+    /// it may follow changes; call [`Self::prepare_loop`] before cloning.
     pub fn outermost_loops_without(
         &self,
         blocks: &[LLVMBasicBlockRef],
         blocked: &[LLVMBasicBlockRef],
         max_insts: usize,
+        min_per_entry: u32,
+        outermost_only: bool,
     ) -> Vec<Option<LLVMBasicBlockRef>> {
         let mut out = vec![std::ptr::null_mut(); blocks.len()];
         // SAFETY: every block is a block of the analysed function; `out`
@@ -467,6 +473,8 @@ impl FunctionAnalyses<'_> {
                 blocked.as_ptr(),
                 blocked.len(),
                 max_insts,
+                min_per_entry,
+                outermost_only,
                 out.as_mut_ptr(),
             )
         };

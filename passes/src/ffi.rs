@@ -218,6 +218,8 @@ unsafe extern "C" {
         blocked: *const LLVMBasicBlockRef,
         n_blocked: usize,
         max_insts: usize,
+        min_per_entry: u32,
+        outermost_only: bool,
         out: *mut LLVMBasicBlockRef,
     );
     pub fn cg_atomic_ordering(inst: LLVMValueRef) -> u8;

@@ -92,9 +92,24 @@ pub fn redirect_calls(
     changed
 }
 
+/// Fewest expected calls per entry into a loop that pay for its copy: with
+/// fewer, the test at each entry costs what the tests at the calls did,
+/// and the copy's code costs more. By the static estimate, a loop of
+/// unknown trip count runs tens of iterations and a retry loop (it exits
+/// once a call returns anything but one value: sqlite3_step's around
+/// sqlite3Step) a few; 8 takes the first and not the second. A profile
+/// gives the real counts.
+pub const MIN_CALLS_PER_ENTRY: u32 = 8;
+
 /// The loops to version for `calls` (call, clone) of `fa`'s function, in
-/// the current IR: for each call, the outermost loop around it that
-/// submits nothing and has at most `max_insts` instructions; each loop
+/// the current IR: for each call, the loop around it that lies in no
+/// other loop, when it submits nothing, has at most `max_insts`
+/// instructions and runs its calls at least [`MIN_CALLS_PER_ENTRY`] times
+/// per entry (by the static estimate, which cannot tell a loop of one
+/// iteration from one of thirty: a loop inside another is entered on each
+/// of the outer one's iterations, as an interpreter's opcode loops are, and
+/// its test at entry would cost more than the tests at calls that mostly do
+/// not run); each loop
 /// once, with its first call and how many of the calls it holds.
 fn quiet_loops(
     fa: &context::FunctionAnalyses<'_>,
@@ -106,7 +121,7 @@ fn quiet_loops(
         .collect();
     let blocks: Vec<LLVMBasicBlockRef> = calls.iter().map(|&(call, _)| ir::parent_block(call)).collect();
     let mut loops: Vec<(LLVMBasicBlockRef, LLVMValueRef, usize)> = Vec::new();
-    for (header, &(call, _)) in fa.outermost_loops_without(&blocks, &submitting, max_insts).into_iter().zip(calls) {
+    for (header, &(call, _)) in fa.outermost_loops_without(&blocks, &submitting, max_insts, MIN_CALLS_PER_ENTRY, true).into_iter().zip(calls) {
         let Some(header) = header else { continue };
         match loops.iter_mut().find(|l| l.0 == header) {
             Some(l) => l.2 += 1,
