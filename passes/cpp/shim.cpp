@@ -1233,8 +1233,9 @@ void cg_set_successor(LLVMValueRef Term, unsigned Index,
 
 /// In the loop copy: replaces every load of the global Word by 0 (the copy
 /// runs only while it reads 0 and submits nothing), simplifies the
-/// instructions that fed, folds constant branches, and deletes the blocks
-/// of F that are no longer reachable.
+/// instructions that fed, folds constant branches, marks the copy's calls
+/// CG_NOTHING_PENDING_MD, and deletes the blocks of F that are no longer
+/// reachable.
 void cg_loop_clone_assume_zero(CgFunctionCtx *Ctx, CgLoopClone *Clone,
                                LLVMValueRef Word) {
   Value *W = unwrap(Word);
@@ -1257,6 +1258,13 @@ void cg_loop_clone_assume_zero(CgFunctionCtx *Ctx, CgLoopClone *Clone,
     SimplifyInstructionsInBlock(B);
     ConstantFoldTerminator(B, /*DeleteDeadConditions=*/true);
   }
+  // Calls in the copy run with nothing pending: their dispatch needs no
+  // test (CG_NOTHING_PENDING_MD).
+  for (BasicBlock *B : Blocks)
+    for (Instruction &I : *B)
+      if (isa<CallInst>(I))
+        I.setMetadata(CG_NOTHING_PENDING_MD,
+                      MDNode::get(Ctx->F.getContext(), {}));
   removeUnreachableBlocks(Ctx->F);
 }
 

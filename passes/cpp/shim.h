@@ -55,6 +55,11 @@ enum CgSchedule : uint32_t {
 /// The parameters a CG_SCHEDULE_LTO_PRELINK run gets.
 #define CG_LTO_PRELINK_PARAMS "lto-prelink"
 
+/// Metadata kind (empty node) on the calls of a loop or body copy that runs
+/// while nothing is pending (cg_loop_clone_assume_zero): a call of a
+/// guarded callee there goes to its unguarded copy without a test.
+#define CG_NOTHING_PENDING_MD "copiergen.nothing_pending"
+
 /// Kind of a plugin command-line option.
 enum CgOptionKind : uint32_t {
   CG_OPTION_UINT = 0,

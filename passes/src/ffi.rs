@@ -51,6 +51,9 @@ pub const CG_SCHEDULE_FULL_LTO_LAST: u32 = 1 << 1;
 pub const CG_SCHEDULE_LTO_PRELINK: u32 = 1 << 2;
 /// The parameters of a [`CG_SCHEDULE_LTO_PRELINK`] run (shim.h).
 pub const CG_LTO_PRELINK_PARAMS: &str = "lto-prelink";
+/// Metadata kind on the calls of a copy that runs while nothing is
+/// pending (shim.h, `cg_loop_clone_assume_zero`).
+pub const CG_NOTHING_PENDING_MD: &str = "copiergen.nothing_pending";
 
 pub const CG_OPTION_UINT: u32 = 0;
 pub const CG_OPTION_BOOL: u32 = 1;

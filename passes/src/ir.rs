@@ -313,6 +313,17 @@ pub fn has_md(inst: LLVMValueRef, kind: &str) -> bool {
     }
 }
 
+/// Removes `inst`'s metadata of kind `kind`, if any.
+pub fn clear_md(inst: LLVMValueRef, kind: &str) {
+    // SAFETY: handle invariant; the kind name is valid for the call; a null
+    // node removes the attachment.
+    unsafe {
+        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
+        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
+        c::LLVMSetMetadata(inst, id, std::ptr::null_mut());
+    }
+}
+
 /// One operand of a metadata node, as [`md_operands`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MdOperand {

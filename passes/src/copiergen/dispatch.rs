@@ -62,6 +62,17 @@ pub fn redirect_calls(
         if calls.is_empty() {
             continue;
         }
+        // A call in a copy that runs while nothing is pending (a
+        // pending-free loop or body copy) needs no test either.
+        let (free, calls): (Vec<_>, Vec<_>) =
+            calls.into_iter().partition(|&(call, _)| ir::has_md(call, crate::ffi::CG_NOTHING_PENDING_MD));
+        for &(call, clone) in &free {
+            ir::set_called_function(call, clone);
+        }
+        if calls.is_empty() {
+            changed.push(f);
+            continue;
+        }
         // An unguarded copy that submits nothing runs with nothing pending
         // from its entry to its return (callees complete their own copies):
         // its calls go to the callees' unguarded copies directly.
@@ -86,6 +97,8 @@ pub fn redirect_calls(
         if any {
             fa.mark_changed();
             version_loops(cx.raw(), &fa, &loops, rt, max_loop_insts);
+        }
+        if any || !free.is_empty() {
             changed.push(f);
         }
     }
@@ -153,6 +166,16 @@ fn version_loops(
         let (clone, dispatch) = fa.clone_loop(header);
         super::pending_free::enter_when_none_pending(fa, &b, &clone, dispatch, rt.pending_word());
         remarks::dispatch_loop(fa, first_call, calls);
+    }
+}
+
+/// Removes the pass's nothing-pending marks from every call of `module`
+/// (they are for [`redirect_calls`] only).
+pub fn clear_marks(module: inkwell::llvm_sys::prelude::LLVMModuleRef) {
+    for f in ir::functions(module).filter(|&f| !ir::is_declaration(f)) {
+        for i in ir::blocks(f).flat_map(ir::instructions).filter(|&i| ir::is_call(i)) {
+            ir::clear_md(i, crate::ffi::CG_NOTHING_PENDING_MD);
+        }
     }
 }
 

@@ -248,6 +248,7 @@ impl ModulePass for CopierGen {
                 }
             }
         }
+        dispatch::clear_marks(cx.raw());
         changed
     }
 }
