@@ -8,7 +8,7 @@
 
 use inkwell::llvm_sys::core as c;
 use inkwell::llvm_sys::debuginfo as di;
-use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMBuilderRef, LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
+use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMBuilderRef, LLVMContextRef, LLVMMetadataRef, LLVMModuleRef, LLVMTypeRef, LLVMValueRef};
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
 use std::ffi::{CStr, c_char};
 
@@ -290,14 +290,22 @@ pub fn debug_loc(inst: LLVMValueRef) -> Option<String> {
     }
 }
 
+/// `inst`'s context and the id of metadata kind `kind` in it.
+fn md_kind(inst: LLVMValueRef, kind: &str) -> (LLVMContextRef, u32) {
+    // SAFETY: handle invariant; the kind name is valid for the call.
+    unsafe {
+        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
+        (ctx, c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32))
+    }
+}
+
 /// Attaches an empty metadata node of kind `kind` to `inst` (a flag such
 /// as `!copier.generated !{}`).
 pub fn set_flag_md(inst: LLVMValueRef, kind: &str) {
-    // SAFETY: handle invariant; the kind name is valid for the call; the
-    // empty node belongs to the instruction's context.
+    let (ctx, id) = md_kind(inst, kind);
+    // SAFETY: handle invariant; the empty node belongs to the instruction's
+    // context.
     unsafe {
-        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
-        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
         let node = c::LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
         c::LLVMSetMetadata(inst, id, c::LLVMMetadataAsValue(ctx, node));
     }
@@ -305,23 +313,16 @@ pub fn set_flag_md(inst: LLVMValueRef, kind: &str) {
 
 /// True if `inst` carries metadata of kind `kind`.
 pub fn has_md(inst: LLVMValueRef, kind: &str) -> bool {
-    // SAFETY: handle invariant; the kind name is valid for the call.
-    unsafe {
-        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
-        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
-        !c::LLVMGetMetadata(inst, id).is_null()
-    }
+    let (_, id) = md_kind(inst, kind);
+    // SAFETY: handle invariant.
+    unsafe { !c::LLVMGetMetadata(inst, id).is_null() }
 }
 
 /// Removes `inst`'s metadata of kind `kind`, if any.
 pub fn clear_md(inst: LLVMValueRef, kind: &str) {
-    // SAFETY: handle invariant; the kind name is valid for the call; a null
-    // node removes the attachment.
-    unsafe {
-        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
-        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
-        c::LLVMSetMetadata(inst, id, std::ptr::null_mut());
-    }
+    let (_, id) = md_kind(inst, kind);
+    // SAFETY: handle invariant; a null node removes the attachment.
+    unsafe { c::LLVMSetMetadata(inst, id, std::ptr::null_mut()) }
 }
 
 /// One operand of a metadata node, as [`md_operands`] reads it.
@@ -338,12 +339,11 @@ pub enum MdOperand {
 /// The operands of the `kind` metadata node attached to `inst` (`"prof"`
 /// for `!prof`), or `None` when it has none.
 pub fn md_operands(inst: LLVMValueRef, kind: &str) -> Option<Vec<MdOperand>> {
-    // SAFETY: handle invariant; the kind name is valid for the call; the
-    // node's operands are read into a buffer of the length LLVM reports,
-    // and MDString text is borrowed, length-delimited, copied at once.
+    let (_, id) = md_kind(inst, kind);
+    // SAFETY: handle invariant; the node's operands are read into a buffer
+    // of the length LLVM reports, and MDString text is borrowed,
+    // length-delimited, copied at once.
     unsafe {
-        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(inst));
-        let id = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast::<c_char>(), kind.len() as u32);
         let node = c::LLVMGetMetadata(inst, id);
         if node.is_null() {
             return None;
