@@ -41,7 +41,7 @@ pub mod testing {
     pub use copier_adapter::engine::engine_name;
     pub use copier_adapter::gate::barrier::register as membarrier_available;
     pub use copier_adapter::gate::holds as gate_holds;
-    pub use copier_adapter::service::{debug_pending, index_len, index_work, kill_service, nothing_pending, quiesce, service_running};
+    pub use copier_adapter::service::{debug_pending, index_len, index_work, kill_service, nothing_pending, quiesce, retirements_left, service_running};
 
     /// True while copies below the threshold take the inline fast path
     /// (`copier_adapter::gate`: nothing pending, no hooks, stats off).

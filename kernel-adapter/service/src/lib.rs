@@ -26,6 +26,7 @@ pub(crate) mod primitive;
 pub mod progress;
 pub mod desc;
 pub(crate) mod fork_guard;
+pub(crate) mod handoff;
 pub mod gate;
 pub mod ring;
 pub mod watch;

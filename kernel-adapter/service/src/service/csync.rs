@@ -52,7 +52,7 @@ fn wait_tracked(ranges: &[(usize, usize, bool)], count: bool, targets: &mut Vec<
         if targets.is_empty() {
             return false;
         }
-        g.sync_queue.extend(targets.iter().copied());
+        g.promote(targets.iter().copied());
     }
     // (no wake-up: this thread executes what nobody has claimed; a running
     // service picks the promoted ranges from the sync queue)
@@ -665,7 +665,7 @@ pub fn wait_handle(h: u64, offset: usize, len: usize) -> i32 {
         if !d.is_done(t.pos, lo, hi) {
             if let Some(_busy) = Busy::enter() {
                 let t0 = COUNTERS.csync.start();
-                TRACKER.lock().sync_queue.push_back((t, lo, hi));
+                TRACKER.lock().promote([(t, lo, hi)]);
                 fault::ensure_first();
                 drive((t, lo, hi), Mode::Waiter, &mut usize::MAX.clone());
                 COUNTERS.csync.add(t0);

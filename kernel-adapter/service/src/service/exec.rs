@@ -8,11 +8,11 @@ use crate::desc::{Descriptor, DEPS_CLEAR, FAILED, FAULTED, INGESTED, RETIRED};
 use crate::fault::REPLAY;
 use crate::progress::{notify_progress, wait_until};
 use crate::task::{Entry, TaskRef};
-use crate::tracker::{exec_bytes, first_blocked, note_handlers, ExecStop, TRACKER};
+use crate::tracker::{exec_bytes, first_blocked, ExecStop, TRACKER};
 use crate::{config, config::values as opt, fault, stats::COUNTERS};
 use core::cell::Cell;
 use core::sync::atomic::Ordering;
-use super::handlers::run_handlers;
+pub(crate) use super::retire::retire;
 
 thread_local! {
     /// Readahead state of a waiter that executes its own range: `(task
@@ -363,16 +363,6 @@ pub(crate) fn help_ahead(e: &Entry, t: TaskRef, from: u32, batch: u32) -> bool {
     }
 }
 
-pub(crate) fn retire(t: TaskRef) {
-    {
-        let mut g = TRACKER.lock();
-        g.retire(t);
-        note_handlers(g.handlers.len());
-    }
-    notify_progress();
-    run_handlers();
-}
-
 pub(crate) fn ingest_now() {
     TRACKER.lock().ingest_all();
 }
@@ -411,6 +401,11 @@ pub(crate) fn drive_pending_of(only: Option<usize>) -> bool {
     let mut budget = usize::MAX;
     for &t in &targets {
         drive(t, Mode::Waiter, &mut budget);
+    }
+    // what this thread completed may have been left to the service
+    // (`retire`): retire it here, not at the service's next pass
+    if !targets.is_empty() && TRACKER.lock().retire_done() {
+        notify_progress();
     }
     // The last segment's executor may still be retiring a task (and
     // queueing its handler): wait for RETIRED, then take the lock once: the

@@ -2,14 +2,13 @@
 //! fork), parent and child.
 
 use crate::clients::{client_at, local, ring_of, Busy, CLIENT_LOCK, NCLIENTS, nothing_pending};
-use crate::desc::RETIRED;
-use crate::task::TaskRef;
-use crate::tracker::{note_handlers, HANDLERS_QUEUED, TRACKER};
+use crate::tracker::{HANDLERS_QUEUED, TRACKER};
 use crate::gate;
 use crate::fork_guard::{self, FORKING};
 use core::sync::atomic::Ordering;
 use super::handlers::{HANDLERS_RUNNING, run_handlers};
 use super::exec::drive_all_pending;
+use super::retire::RETIRE_LATER;
 use super::thread::{ST_NOT_STARTED, ST_RUNNING, ST_STOP, STATE, START_LOCK, SLEEPING};
 
 
@@ -120,18 +119,9 @@ pub fn fork_child() {
     // `fork_prepare`) to retire it: here nobody would, and a `csync_all`
     // waiting for RETIRED would hang. Retire such tasks now (their
     // handlers run in the child too, as for every task the child finishes).
-    let mut g = TRACKER.lock();
-    for i in 0..NCLIENTS.load(Ordering::Relaxed) {
-        let Some(r) = client_at(i).and_then(ring_of) else { continue };
-        for p in r.tail()..r.ingested() {
-            let d = &r.slot(p).desc;
-            if d.pos() == p && d.flags() & RETIRED == 0 && d.first_undone(0, d.nsegs()).is_none() {
-                g.retire(TaskRef { client: i as u16, pos: p });
-            }
-        }
-    }
-    note_handlers(g.handlers.len());
-    drop(g);
+    // (also those whose retirement was left to the parent's service thread)
+    RETIRE_LATER.store(0, Ordering::Relaxed);
+    TRACKER.lock().retire_done();
     // the only thread left may release every drained queue's hold
     let mut holds = 0;
     for c in (0..NCLIENTS.load(Ordering::Relaxed)).filter_map(client_at) {

@@ -25,7 +25,7 @@
 //!
 //! Modules: [`submit`], [`exec`] (executors), [`handlers`] (completion
 //! handlers), [`thread`] (the service thread), [`csync`] (and its
-//! [`own_index`]), [`placement`] (the service thread's CPU), [`fork`],
+//! [`own_index`]), [`placement`] (the service thread's CPU), [`retire`], [`fork`],
 //! [`lazy`] (`copier_drop`).
 
 pub mod absorb_io;
@@ -36,6 +36,7 @@ mod handlers;
 mod lazy;
 mod own_index;
 mod placement;
+mod retire;
 mod submit;
 mod thread;
 
@@ -44,6 +45,7 @@ pub use csync::{csync, csync_all, csync_ready_end, query_handle, wait_handle};
 pub use fork::{fork_child, fork_parent, fork_prepare};
 pub use lazy::discard;
 pub use submit::{copy_inline, submit, submit_desc};
+pub use retire::retirements_left;
 pub use thread::{kill_service, service_running};
 
 use crate::clients::{client_at, ring_of, NCLIENTS};

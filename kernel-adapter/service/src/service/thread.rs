@@ -7,13 +7,14 @@ use crate::desc::{FAULTED, RETIRED};
 use crate::progress::notify_progress;
 use crate::sys::{futex_wait, futex_wake, now_ns, FutexMutex};
 use crate::task::{TaskRef, FLAG_LAZY};
-use crate::tracker::{Tracker, TRACKER};
+use crate::tracker::{Tracker, SYNC_QUEUED, TRACKER};
 use crate::{config, config::values as opt, fault};
 use core::sync::atomic::{AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
 use super::handlers::run_handlers;
 use super::exec::{Mode, drive};
 use super::placement::Placement;
+use super::retire;
 
 pub(crate) const ST_NOT_STARTED: u32 = 0;
 
@@ -44,6 +45,26 @@ pub(crate) fn any_unconsumed() -> bool {
     (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).filter_map(ring_of).any(|r| r.head() > r.ingested())
 }
 
+/// Lock-free hint that [`pick`] may find work: a task not ingested yet, a
+/// promoted range, or an ingested task among the first 64 of a queue that
+/// is not retired or faulted and has unclaimed segments (as `pick` scans).
+/// False while every pending segment is held by other executors (a waiter
+/// copying the tasks it csyncs), so that the service loop does not take the
+/// tracker lock, which those executors need to retire, on every spin.
+pub(crate) fn runnable_hint() -> bool {
+    if SYNC_QUEUED.load(Ordering::Relaxed) {
+        return true;
+    }
+    (0..NCLIENTS.load(Ordering::Acquire)).filter_map(client_at).filter_map(ring_of).any(|r| {
+        let (tail, end) = (r.tail(), r.ingested());
+        r.head() > end
+            || (tail..end.min(tail + 64)).any(|p| {
+                let d = &r.slot(p).desc;
+                d.pos() == p && d.flags() & (RETIRED | FAULTED) == 0 && d.any_unclaimed(0, d.nsegs())
+            })
+    })
+}
+
 /// What [`pick`] chose: a task's segment range `[lo, hi)` and the client
 /// charged for it.
 pub(crate) type Picked = ((TaskRef, u32, u32), Option<&'static Client>);
@@ -52,7 +73,7 @@ pub(crate) type Picked = ((TaskRef, u32, u32), Option<&'static Client>);
 /// first, then the least-charged client's oldest runnable task (fairness by
 /// bytes, CFS-like), lazy tasks only once their window expired.
 pub(crate) fn pick(g: &mut Tracker) -> Option<Picked> {
-    while let Some((t, lo, hi)) = g.sync_queue.pop_front() {
+    while let Some((t, lo, hi)) = g.pop_promoted() {
         let d = &entry(t).desc;
         if d.pos() == t.pos && d.flags() & FAULTED == 0 && d.any_unclaimed(lo, hi) {
             return Some(((t, lo, hi), client_at(t.client as usize)));
@@ -145,6 +166,7 @@ pub(crate) fn unblock_fault_signals() {
 
 pub(crate) fn service_main() {
     fault::install();
+    retire::mark_service_thread();
     let _busy = Busy::enter();
     let mut last_work = now_ns();
     let mut idle_timeout: u64 = 1_000_000;
@@ -156,12 +178,16 @@ pub(crate) fn service_main() {
             break;
         }
         let mut did = false;
-        if !nothing_pending() {
-            let picked = {
+        if retire::requested() || (!nothing_pending() && runnable_hint()) {
+            let (picked, swept) = {
                 let mut g = TRACKER.lock();
                 g.ingest_all();
-                pick(&mut g)
+                let swept = retire::sweep(&mut g);
+                (pick(&mut g), swept)
             };
+            if swept {
+                notify_progress();
+            }
             if let Some((target, client)) = picked {
                 let round = config::get(&opt::max_round_bytes).max(1);
                 let mut budget = round;
@@ -211,7 +237,7 @@ pub(crate) fn service_main() {
         // below, or for the thread that csyncs it, which executes it itself.
         // The timeout starts at 1 ms and doubles while the process stays
         // idle, so an idle process is woken rarely.
-        if any_unconsumed() || !TRACKER.lock().sync_queue.is_empty() {
+        if any_unconsumed() || retire::pending() || !TRACKER.lock().sync_queue.is_empty() {
             SLEEPING.store(0, Ordering::Relaxed);
             continue;
         }
@@ -237,6 +263,8 @@ pub(crate) fn service_main() {
         idle_timeout = if woken || !nothing_pending() { 1_000_000 } else { (idle_timeout * 2).min(1_000_000_000) };
         last_work = now_ns();
     }
+    // (after the loop saw STATE != ST_RUNNING: see `retire`'s protocol)
+    retire::sweep_now();
     STATE.store(ST_DEAD, Ordering::Release);
     notify_progress();
 }
@@ -302,7 +330,8 @@ pub(crate) fn start_service() -> bool {
         unblock_fault_signals();
         let r = std::panic::catch_unwind(service_main);
         if r.is_err() {
-            STATE.store(ST_DEAD, Ordering::Release);
+            STATE.store(ST_DEAD, Ordering::SeqCst);
+            retire::sweep_now();
             notify_progress();
         }
     });
@@ -325,7 +354,7 @@ pub(crate) fn service_ok() -> bool {
 pub fn kill_service() {
     let _g = START_LOCK.lock();
     if STATE.load(Ordering::Acquire) == ST_RUNNING {
-        STATE.store(ST_STOP, Ordering::Release);
+        STATE.store(ST_STOP, Ordering::SeqCst);
         SLEEPING.store(0, Ordering::SeqCst);
         futex_wake(&SLEEPING, 1);
         while STATE.load(Ordering::Acquire) == ST_STOP {

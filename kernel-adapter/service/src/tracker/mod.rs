@@ -27,12 +27,12 @@
 //! the kernel, dropping lazy copies at a discard); each adds the [`Tracker`] methods of its concept.
 //! Retiring a task and the handler queue are here.
 
-use crate::clients::{client_at, entry, ring_of};
+use crate::clients::{client_at, entry, ring_of, NCLIENTS};
 use crate::desc::{DROPPED, RETIRED};
 use crate::stats::COUNTERS;
 use crate::sys::FutexMutex;
 use crate::task::TaskRef;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub mod absorb;
 pub mod edges;
@@ -92,7 +92,28 @@ pub struct Tracker {
     pub seq: u64,
 }
 
+/// True while [`Tracker::sync_queue`] may hold ranges: set by
+/// [`Tracker::promote`], cleared under the lock once the queue drained. A
+/// lock-free hint for the service loop (the service thread's `runnable_hint`).
+pub(crate) static SYNC_QUEUED: AtomicBool = AtomicBool::new(false);
+
 impl Tracker {
+    /// Promote segment ranges `(task, lo, hi)` to the sync queue.
+    pub fn promote(&mut self, ranges: impl IntoIterator<Item = (TaskRef, u32, u32)>) {
+        self.sync_queue.extend(ranges);
+        SYNC_QUEUED.store(!self.sync_queue.is_empty(), Ordering::Relaxed);
+    }
+
+    /// The next promoted range, oldest first; clears [`SYNC_QUEUED`] once
+    /// the queue is empty.
+    pub fn pop_promoted(&mut self) -> Option<(TaskRef, u32, u32)> {
+        let r = self.sync_queue.pop_front();
+        if r.is_none() {
+            SYNC_QUEUED.store(false, Ordering::Relaxed);
+        }
+        r
+    }
+
     /// An empty tracker.
     pub const fn new() -> Self {
         Tracker {
@@ -157,6 +178,26 @@ impl Tracker {
         e.desc.set_flags(RETIRED);
         // (the handler is queued when the slot is freed, see `advance_tail`)
         advance_tail(t.client, &mut self.handlers);
+    }
+
+    /// Retire every ingested task of every queue whose segments are all
+    /// complete and which is not retired yet (completed by an executor that
+    /// left the retirement to the service thread, or that a fork cut off
+    /// before it took the lock). Returns true when it retired any.
+    pub fn retire_done(&mut self) -> bool {
+        let mut any = false;
+        for i in 0..NCLIENTS.load(Ordering::Acquire) {
+            let Some(r) = client_at(i).and_then(ring_of) else { continue };
+            for p in r.tail()..r.ingested() {
+                let d = &r.slot(p).desc;
+                if d.pos() == p && d.flags() & RETIRED == 0 && d.first_undone(0, d.nsegs()).is_none() {
+                    self.retire(TaskRef { client: i as u16, pos: p });
+                    any = true;
+                }
+            }
+        }
+        note_handlers(self.handlers.len());
+        any
     }
 }
 
