@@ -355,7 +355,7 @@ pub fn line_transfer_ns(rounds: u32) -> Option<f64> {
 
 /// Buffers a stream benchmark rotates through.
 pub const STREAM_BUFFERS: usize = 512;
-const _: () = assert!(STREAM_BUFFERS % 2 == 0, "stream_two_ns gives a slot to one thread");
+const _: () = assert!(STREAM_BUFFERS.is_multiple_of(2), "stream_two_ns gives a slot to one thread");
 
 /// A stream of `count` copies of `n` bytes through [`STREAM_BUFFERS`] slots
 /// of `dst` (from the same slots of `src`), with up to `depth` copies in
@@ -433,6 +433,40 @@ pub unsafe fn stream_two_ns(dst: *mut u8, src: *const u8, n: usize, count: usize
                 std::hint::spin_loop();
             }
         })
+    })
+}
+
+/// Round trip of one cache line between the calling thread and a helper
+/// thread, ns: the two bounce a counter `rounds` times (each side waits for
+/// the other's increment). A task handed to the service thread moves a few
+/// lines between the two cores (its slot, descriptor words, the ring's
+/// head and tail), so this is what a handoff costs at the least; guests
+/// whose vCPUs sit on different dies or sockets measure several times more
+/// than cores that share a cache.
+#[inline(never)]
+pub fn line_round_trip_ns(rounds: u32) -> f64 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    #[repr(align(128))]
+    struct Line(AtomicU32);
+    let flag = Line(AtomicU32::new(0));
+    let flag = &flag.0;
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            for i in 0..rounds {
+                while flag.load(Ordering::Acquire) != 2 * i + 1 {
+                    std::hint::spin_loop();
+                }
+                flag.store(2 * i + 2, Ordering::Release);
+            }
+        });
+        time(|| {
+            for i in 0..rounds {
+                flag.store(2 * i + 1, Ordering::Release);
+                while flag.load(Ordering::Acquire) != 2 * i + 2 {
+                    std::hint::spin_loop();
+                }
+            }
+        }) / rounds as f64
     })
 }
 

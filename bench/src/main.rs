@@ -195,6 +195,11 @@ fn window(quick: bool) {
 fn stream(quick: bool, sizes: &[usize], depths: &[usize]) {
     println!("# copy stream: {STREAM_BUFFERS} buffers, copies kept in flight (each csynced before its buffer is reused, depth D pending); A = memcpy, B = amemcpy + csync; ratio = A/B (targets: >= 0.9 at 16 KiB, 1.3 at 64 KiB, 1.5 at 256 KiB on 2 cores); bound = the same copies split between two threads' memcpy at once, no tasks: A/bound is the most B can gain on this machine now");
     let sizes = if sizes.is_empty() { &[16usize << 10, 64 << 10, 256 << 10][..] } else { sizes };
+    // (the median of 5: a helper started on the caller's own CPU first
+    // waits for a migration)
+    let mut rt: Vec<f64> = (0..5).map(|_| line_round_trip_ns(200_000)).collect();
+    rt.sort_by(f64::total_cmp);
+    println!("stream core-to-core line round trip {:>7.1} ns  (what handing a task to the service costs per line moved; varies with the vCPUs' placement)", rt[2]);
     for &n in sizes {
         let (src, dst) = (Buf::new(STREAM_BUFFERS * n, 1), Buf::new(STREAM_BUFFERS * n, 0));
         let count = 2 * STREAM_BUFFERS;
