@@ -101,7 +101,8 @@ pub(crate) fn sweep(g: &mut Tracker) -> bool {
     handoff::take(&RETIRE_LATER) && g.retire_done()
 }
 
-/// Service side, without the lock: [`sweep`] if a retirement was left.
+/// Without the lock (the service when it stops, a submitter that found its
+/// queue full): [`sweep`] if a retirement was left.
 pub(crate) fn sweep_now() {
     if handoff::pending(&RETIRE_LATER) && sweep(&mut TRACKER.lock()) {
         notify_progress();

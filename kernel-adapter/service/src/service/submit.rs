@@ -137,7 +137,7 @@ unsafe fn submit_hooked(dst: *mut u8, src: *const u8, n: usize, flags: u32, hand
         unsafe { sync_copy(dst, src, n, handler, arg, Some(client)) };
         return 0;
     };
-    let Some(pos) = ring.reserve() else {
+    let Some(pos) = ring.reserve().or_else(|| retire_left_and_reserve(ring)) else {
         drop(submitting);
         // full queue: synchronous copy after pending conflicts
         // SAFETY: caller contract.
@@ -312,6 +312,20 @@ pub(crate) fn count_inline_slow() {
             COUNTERS.inline.fetch_add(1, Ordering::Relaxed);
         }
     }
+}
+
+/// A full queue whose complete tasks wait for the service to retire them
+/// (`retire`): retire them here and reserve again, rather than copy
+/// synchronously. Inside `Busy`: a signal handler's copy meanwhile must
+/// not wait for the lock this thread holds.
+#[cold]
+fn retire_left_and_reserve(ring: &Ring<Entry>) -> Option<u64> {
+    if !super::retire::requested() {
+        return None;
+    }
+    let _busy = Busy::enter()?;
+    super::retire::sweep_now();
+    ring.reserve()
 }
 
 /// Synchronous copy (inline, full queue, service unavailable): wait for
