@@ -236,6 +236,12 @@ fn overlaps(a: usize, n: usize, b: usize, m: usize) -> bool {
     a < b.saturating_add(m) && b < a.saturating_add(n)
 }
 
+/// Does `[a, a + n)` intersect the box `[lo, hi)` (empty when `lo >= hi`)?
+#[inline(always)]
+fn in_box((lo, hi): (usize, usize), a: usize, n: usize) -> bool {
+    a < hi && lo < a.saturating_add(n)
+}
+
 /// Most tasks not ingested yet that [`own_targets`] decides about without
 /// an ingest.
 const MAX_UNINGESTED: u64 = 8;
@@ -283,18 +289,23 @@ fn own_targets(
             nq += 1;
         }
     }
+    // bounding boxes `[lo, hi)` of the destinations (of `ing..p`) and of the
+    // sources of the tasks not ingested: most tests end at a box
+    let (mut dbox, mut sbox) = ((usize::MAX, 0usize), (usize::MAX, 0usize));
     for p in ing..h {
         let e = r.slot(p);
-        let (s, n) = (e.src(), e.len());
+        let (d, s, n) = (e.dst(), e.src(), e.len());
         // (an own position not retired is published, so pos == p; an
         // ingest that sets FLAG_ABSORBS meanwhile only makes it answer yes)
         if e.desc.pos() != p || touches(e, ranges) {
             return None;
         }
         // an earlier task not ingested that writes into its source
-        if (ing..p).any(|q| overlaps(r.slot(q).dst(), r.slot(q).len(), s, n)) {
+        if in_box(dbox, s, n) && (ing..p).any(|q| overlaps(r.slot(q).dst(), r.slot(q).len(), s, n)) {
             return None;
         }
+        dbox = (dbox.0.min(d), dbox.1.max(d.saturating_add(n)));
+        sbox = (sbox.0.min(s), sbox.1.max(s.saturating_add(n)));
         buf[nq].write((s, n, true));
         nq += 1;
     }
@@ -306,7 +317,10 @@ fn own_targets(
     };
     let sources = &query[ranges.len()..];
     // an ingested task that is pending and writes into such a source
-    let writes_source = |e: &Entry| sources.iter().any(|&(s, n, _)| overlaps(e.dst(), e.len(), s, n));
+    let writes_source = |e: &Entry| {
+        let (d, n) = (e.dst(), e.len());
+        in_box(sbox, d, n) && sources.iter().any(|&(s, m, _)| overlaps(d, n, s, m))
+    };
     let mut k = 0;
     let mut visit = |p: u64, k: &mut usize| -> bool {
         let e = r.slot(p);
@@ -329,7 +343,7 @@ fn own_targets(
         let (d, s, n) = (e.dst(), e.src(), e.len());
         e.flags.load(Ordering::Relaxed) & FLAG_ABSORBS == 0
             && !ranges.iter().any(|&(a, l, _)| overlaps(d, n, a, l) || overlaps(s, n, a, l))
-            && !sources.iter().any(|&(a, l, _)| overlaps(d, n, a, l))
+            && !writes_source(e)
     };
     if ing - t <= FAST_SCAN {
         for p in t..ing {
