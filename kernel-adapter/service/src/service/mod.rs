@@ -16,7 +16,8 @@
 //!   published tasks into the tracker (`tracker::Tracker::ingest`).
 //! * **execute**: executors claim segments (`desc`), check their edges, copy,
 //!   and mark them done; the completer of the last segment retires the task
-//!   and queues its completion handler.
+//!   and queues its completion handler (a waiter leaves a task without
+//!   handler to the running service, [`retire`]).
 //! * **csync**: a lock-free check that nothing is pending anywhere (the
 //!   gate's holds count, then per-client `head == tail`); otherwise ingest, find the segments covering the range,
 //!   push them to the sync queue (promotion), and help: claim and execute
