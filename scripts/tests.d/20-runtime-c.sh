@@ -12,7 +12,7 @@ mkdir -p "$out"
 CC=clang-22
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -pthread $(PKG_CONFIG_PATH=runtime pkg-config --cflags copier))
 LIBDIR=target/release
-for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler signal ready_end handler_free fault_reinstall fuzz absorb_io lazy_drop main_exit; do
+for t in basic fork fork_threads fault fault_recover stats stats_fork interpose chain handler handler_wait signal ready_end handler_free fault_reinstall fuzz absorb_io lazy_drop main_exit; do
   echo "build $t (shared, clang-22)"
   $CC "${CFLAGS[@]}" runtime/tests/c/$t.c -o "$out/$t" -L"$LIBDIR" -lcopier -Wl,-rpath,"$PWD/$LIBDIR"
 done
@@ -69,6 +69,13 @@ for args in "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096" "16 4096
 done
 for opts in "spawn=0" "segment_size=64k"; do
   if COPIER_OPTIONS="$opts" timeout 60 "$out/chain" 16 4096 >/dev/null; then ok "chain [$opts]"; else ko "chain [$opts] (exit $?)"; fi
+done
+
+# a handler on the service thread waits for another thread's handler: that
+# thread's csyncs retire its own copies, so its handler runs (the service
+# thread cannot retire them while it sits in the first handler)
+for opts in "" "queue_depth=2" "segment_size=4096"; do
+  if r=$(COPIER_OPTIONS="$opts" timeout 60 "$out/handler_wait" 2>&1); then ok "handler_wait [$opts]"; else ko "handler_wait [$opts] (exit $?): $r"; fi
 done
 
 # completion handlers that call csync_all / csync: no deadlock, each runs once

@@ -33,6 +33,11 @@ pub struct Client {
     /// written twice per submit, while the service reads the fields above
     /// (`ring`) whenever it looks for work.
     pub(crate) submitting: CachePadded<AtomicU32>,
+    /// Queue position + 1 of this client's newest task with a completion
+    /// handler (0: none). Written by its thread at submit; a waiter that
+    /// completed an earlier task retires it itself, since that handler is
+    /// queued only once every earlier task is retired (`service::retire`).
+    pub(crate) last_handler: CachePadded<AtomicU64>,
 }
 
 pub(crate) static CLIENTS: [AtomicPtr<Client>; MAX_CLIENTS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_CLIENTS];
@@ -162,6 +167,7 @@ pub(crate) fn register_client() -> Option<&'static Client> {
         charged: CachePadded::new(AtomicU64::new(0)),
         hold: Hold::new(),
         submitting: CachePadded::new(AtomicU32::new(0)),
+        last_handler: CachePadded::new(AtomicU64::new(0)),
     }));
     CLIENTS[n].store(c, Ordering::Release);
     NCLIENTS.store(n + 1, Ordering::Release);

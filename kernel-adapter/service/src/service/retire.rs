@@ -12,10 +12,13 @@
 //! pass ([`Tracker::retire_done`]), as it ingests.
 //!
 //! The handoff's protocol is [`crate::handoff`]'s (loom-checked). Tasks
-//! with a completion handler are always retired by their completer (which
-//! then runs the handler, as without deferral).
+//! with a completion handler, and tasks a later handler task of the same
+//! queue follows, are always retired by their completer, which then runs
+//! the handlers: a handler is queued only once every earlier task of its
+//! queue is retired, and the service thread may be inside a slow handler.
+//! Such a retirement also retires the complete tasks left before it.
 
-use crate::clients::entry;
+use crate::clients::{client_at, entry};
 use crate::handoff;
 use crate::progress::notify_progress;
 use crate::task::TaskRef;
@@ -57,8 +60,16 @@ pub(crate) fn retire(t: TaskRef) {
         return;
     }
     {
+        // (read first: once retired, the slot may be reused)
+        let has_handler = entry(t).handler.load(Ordering::Relaxed) != 0;
         let mut g = TRACKER.lock();
         g.retire(t);
+        if has_handler || requested() {
+            // earlier complete tasks left to the service would hold this
+            // handler (or a later one) back until its next pass, which a
+            // slow handler on the service thread delays: retire them now
+            g.retire_done();
+        }
         note_handlers(g.handlers.len());
     }
     notify_progress();
@@ -72,6 +83,9 @@ fn leave_to_service(t: TaskRef) -> bool {
         || STATE.load(Ordering::Relaxed) != ST_RUNNING
         || SLEEPING.load(Ordering::Relaxed) != 0
         || entry(t).handler.load(Ordering::Relaxed) != 0
+        // a later task of this queue has a handler, queued only once this
+        // task is retired
+        || client_at(t.client as usize).is_none_or(|c| c.last_handler.load(Ordering::Relaxed) > t.pos)
     {
         return false;
     }

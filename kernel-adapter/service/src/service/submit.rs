@@ -166,6 +166,9 @@ unsafe fn submit_hooked(dst: *mut u8, src: *const u8, n: usize, flags: u32, hand
     e.flags.store(f, Ordering::Relaxed);
     e.handler.store(handler, Ordering::Relaxed);
     e.arg.store(arg, Ordering::Relaxed);
+    if handler != 0 {
+        client.last_handler.store(pos + 1, Ordering::Relaxed);
+    }
     ring.publish(pos);
     if let Some(ahead) = ring.free_ahead(pos, PREFETCH_SLOTS) {
         prefetch_for_write(ring.slot(ahead));
